@@ -1,0 +1,255 @@
+package analyzer
+
+import (
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/analyzer/report"
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+)
+
+// Analyzer reports PostgreSQL lock-order inversions that can deadlock.
+var Analyzer = &analysis.Analyzer{
+	Name:       "pglockorder",
+	Doc:        doc,
+	URL:        "https://github.com/pglockorder/pglockorder",
+	Run:        run,
+	Flags:      flags(),
+	FactTypes:  []analysis.Fact{new(lockseq.Summary), new(PackageInfo)},
+	ResultType: reflect.TypeFor[*Result](),
+}
+
+const doc = `report PostgreSQL lock-order inversions that can deadlock
+
+pglockorder finds the SQL each function runs (database/sql, pgx, pgxpool,
+sqlc-style DBTX interfaces and wrappers), derives the PostgreSQL locks it
+takes, and reports code paths that take the same locks in conflicting orders,
+with both paths as evidence and the fix.`
+
+// Settings of the analyzer, set through its flags.
+var (
+	maxCycle  = 4
+	deferred  bool
+	debugMode bool
+)
+
+func flags() flag.FlagSet {
+	fs := flag.NewFlagSet("pglockorder", flag.ExitOnError)
+	fs.IntVar(&maxCycle, "maxcycle", maxCycle, "longest cycle of locks to look for")
+	fs.BoolVar(&deferred, "wholeprogram", false,
+		"do not report cycles per package; the driver reports them over all packages (set by the pglockorder command)")
+	fs.BoolVar(&debugMode, "debug", false, "print why SQL was skipped")
+	return *fs
+}
+
+// PackageInfo is the package fact: whether the package runs SQL, and the
+// lock-order edges of it and of every package it imports, so that a package
+// sees the cycles formed with its dependencies (go vet passes facts only
+// along direct imports).
+type PackageInfo struct {
+	HasSQL bool
+	Edges  []lockgraph.Edge
+}
+
+// AFact marks PackageInfo as an analysis fact.
+func (*PackageInfo) AFact() {}
+
+func (p *PackageInfo) String() string {
+	return fmt.Sprintf("sql=%t edges=%d", p.HasSQL, len(p.Edges))
+}
+
+// Result is the analyzer's result for one package: its own edges and
+// findings, for drivers that report over a whole program.
+type Result struct {
+	// Edges are the lock-order edges found in the package's functions.
+	Edges []*lockgraph.Edge
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	info, relevant := importedInfo(pass)
+	res := &Result{}
+	if !relevant {
+		if len(info.Edges) > 0 {
+			pass.ExportPackageFact(info)
+		}
+		return res, nil
+	}
+	info.HasSQL = true
+
+	pkg := buildSSA(pass)
+	an := lockseq.New(lockseq.Env{
+		Fset: pass.Fset,
+		ImportSummary: func(fn *types.Func) *lockseq.Summary {
+			var s lockseq.Summary
+			if pass.ImportObjectFact(fn, &s) {
+				return &s
+			}
+			return nil
+		},
+		Debugf: debugf(pass),
+	})
+	for _, fn := range sourceFuncs(pass, pkg) {
+		an.Summary(fn)
+		if obj, ok := fn.Object().(*types.Func); ok && obj.Pkg() == pass.Pkg && exportable(obj) {
+			if s := an.Summary(fn); !s.Empty() {
+				pass.ExportObjectFact(obj, s)
+			}
+		}
+	}
+	for _, l := range an.Leaks {
+		pass.Report(analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock)})
+	}
+
+	res.Edges = an.Edges
+	all := make([]*lockgraph.Edge, 0, len(info.Edges)+len(an.Edges))
+	for i := range info.Edges {
+		all = append(all, &info.Edges[i])
+	}
+	all = append(all, an.Edges...)
+	all = lockgraph.Dedupe(all)
+	info.Edges = make([]lockgraph.Edge, len(all))
+	for i, e := range all {
+		info.Edges[i] = *e
+	}
+	pass.ExportPackageFact(info)
+
+	if !deferred {
+		reportCycles(pass, an, all)
+	}
+	return res, nil
+}
+
+// reportCycles reports the cycles that have a path in this package, at that
+// path's second lock request.
+func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.Edge) {
+	own := map[string]token.Pos{}
+	for e, pos := range an.EdgePos {
+		own[edgeID(e)] = pos
+	}
+	for _, c := range lockgraph.New(edges).Cycles(maxCycle) {
+		pos := token.NoPos
+		try := func(i int) {
+			if i >= 0 && pos == token.NoPos {
+				pos = own[edgeID(c.Steps[i])]
+			}
+		}
+		try(c.Breaker)
+		for i := range c.Steps {
+			try(i)
+		}
+		if pos == token.NoPos {
+			continue // reported where one of its paths is
+		}
+		pass.Report(analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{})})
+	}
+}
+
+// edgeID identifies an edge across the copy made for the package fact.
+func edgeID(e *lockgraph.Edge) string {
+	return e.Func + "|" + e.Held.Class + "|" + e.Wanted.Class + "|" + e.Anchor() + "|" + fmt.Sprint(e.Held.Mode, e.Wanted.Mode, e.CrossConn)
+}
+
+// importedInfo merges the package facts of the direct imports and reports
+// whether this package needs SSA: it imports a database API, a package that
+// runs SQL, or declares a query interface of its own.
+func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
+	info := &PackageInfo{}
+	relevant := false
+	for _, imp := range pass.Pkg.Imports() {
+		if sqlsite.IsDriverPackage(imp.Path()) {
+			relevant = true
+		}
+		var dep PackageInfo
+		if pass.ImportPackageFact(imp, &dep) {
+			relevant = relevant || dep.HasSQL
+			info.Edges = append(info.Edges, dep.Edges...)
+		}
+	}
+	if !relevant {
+		scope := pass.Pkg.Scope()
+		for _, name := range scope.Names() {
+			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && sqlsite.KindOf(tn.Type()) == sqlsite.Maybe {
+				relevant = true
+				break
+			}
+		}
+	}
+	if len(info.Edges) > 0 {
+		ptrs := make([]*lockgraph.Edge, len(info.Edges))
+		for i := range info.Edges {
+			ptrs[i] = &info.Edges[i]
+		}
+		ptrs = lockgraph.Dedupe(ptrs)
+		edges := make([]lockgraph.Edge, len(ptrs))
+		for i, e := range ptrs {
+			edges[i] = *e
+		}
+		info.Edges = edges
+	}
+	return info, relevant
+}
+
+// exportable reports whether a fact on fn can reach importers: go vet drops
+// facts on unexported package-level functions.
+func exportable(fn *types.Func) bool {
+	return fn.Exported() || fn.Signature().Recv() != nil
+}
+
+// buildSSA builds SSA for the package alone, its imports as stubs, the way
+// the buildssa pass does; it is built only for packages that can run SQL.
+func buildSSA(pass *analysis.Pass) *ssa.Package {
+	prog := ssa.NewProgram(pass.Fset, ssa.InstantiateGenerics)
+	for _, p := range pass.Pkg.Imports() {
+		prog.CreatePackage(p, nil, nil, true)
+	}
+	pkg := prog.CreatePackage(pass.Pkg, pass.Files, pass.TypesInfo, false)
+	pkg.Build()
+	return pkg
+}
+
+// sourceFuncs lists the package's functions, closures included, in source
+// order.
+func sourceFuncs(pass *analysis.Pass, pkg *ssa.Package) []*ssa.Function {
+	var out []*ssa.Function
+	var add func(f *ssa.Function)
+	add = func(f *ssa.Function) {
+		out = append(out, f)
+		for _, anon := range f.AnonFuncs {
+			add(anon)
+		}
+	}
+	for _, file := range pass.Files {
+		for _, decl := range file.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			obj, ok := pass.TypesInfo.Defs[fd.Name].(*types.Func)
+			if !ok {
+				continue
+			}
+			if f := pkg.Prog.FuncValue(obj); f != nil {
+				add(f)
+			}
+		}
+	}
+	return out
+}
+
+func debugf(pass *analysis.Pass) func(string, ...any) {
+	if !debugMode {
+		return nil
+	}
+	return func(format string, args ...any) {
+		fmt.Fprintf(debugOut, "pglockorder: %s: "+format+"\n", append([]any{pass.Pkg.Path()}, args...)...)
+	}
+}

@@ -1,0 +1,6 @@
+package analyzer
+
+import "os"
+
+// debugOut receives -debug messages.
+var debugOut = os.Stderr

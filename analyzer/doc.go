@@ -1,0 +1,46 @@
+// Package analyzer defines pglockorder's analysis pass, which reports
+// PostgreSQL lock-order inversions that can deadlock.
+//
+// # Analyzer pglockorder
+//
+// pglockorder: report PostgreSQL lock-order inversions that can deadlock
+//
+// The pass finds the SQL that Go code runs (database/sql, pgx v4 and v5,
+// pgxpool, and any interface whose Exec/Query/QueryRow take the query as a
+// string, such as sqlc's DBTX), derives the locks each statement takes with
+// PostgreSQL's own parser (row locks of SELECT ... FOR UPDATE/NO KEY
+// UPDATE/SHARE/KEY SHARE, UPDATE, DELETE, INSERT ... ON CONFLICT DO UPDATE
+// and MERGE; LOCK TABLE and the implicit table locks of every statement;
+// advisory locks), follows the order in which each function takes them
+// through the control-flow graph with transaction and connection scope, and
+// across calls and packages. A lock-order edge "A is held while B is
+// requested" is recorded for every path; a cycle of edges whose consecutive
+// locks really conflict is a possible deadlock.
+//
+// Reported:
+//
+//   - lock-order: two (or more) paths take the same locks in opposite
+//     orders inside transactions. PostgreSQL detects the deadlock after
+//     deadlock_timeout and aborts one transaction with 40P01.
+//   - session-advisory-cycle: such a cycle through a session-level
+//     advisory lock (pg_advisory_lock). The lock survives the 40P01 and the
+//     ROLLBACK, so the other side stays blocked until the application
+//     unlocks or disconnects. Use pg_advisory_xact_lock.
+//   - cross-connection: a path holds a lock on one connection (an open
+//     transaction, a session advisory lock) and waits on another connection
+//     of the same program. The server cannot see that wait: the cycle hangs
+//     forever instead of failing. lock_timeout bounds it.
+//   - session-advisory-on-pool: pg_advisory_lock run on a pool (*sql.DB,
+//     *pgxpool.Pool): the unlock may run on another connection.
+//
+// Not reported, because PostgreSQL does not deadlock on them: FOR SHARE
+// against FOR SHARE, FOR KEY SHARE against FOR NO KEY UPDATE or a plain
+// UPDATE, shared advisory locks against each other, requests with NOWAIT,
+// SKIP LOCKED or pg_try_advisory_*, and statements in autocommit mode, which
+// hold nothing once they return.
+//
+// Run per package (go vet, golangci-lint), a cycle is reported in a package
+// that contains one of its paths and sees the others through its imports.
+// The pglockorder command analyses a whole program at once and also finds
+// cycles between packages that do not import each other.
+package analyzer

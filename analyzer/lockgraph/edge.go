@@ -1,0 +1,149 @@
+// Package lockgraph holds the lock-order graph: lock classes as nodes and
+// "held while waiting for" edges, each with the code path that witnesses it,
+// and finds the cycles among them that can really deadlock in PostgreSQL.
+package lockgraph
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+)
+
+// Frame is one step of a code path: a lock request, or a call that leads to
+// one. Positions are kept as text because token.Pos means nothing outside the
+// FileSet of one analysis pass.
+type Frame struct {
+	// Func is the function the step is in, as pkg.Func or pkg.Type.Method.
+	Func string
+	// Pos is the step's position, "file:line:column".
+	Pos string
+	// What says what happens there ("SELECT ... FOR UPDATE on tx",
+	// "calls store.LockUsage").
+	What string
+}
+
+// Lock is one end of an edge: a lock class and how it is taken.
+type Lock struct {
+	// Class names the lockable object: "row:T", "table:T", "advisory:KEY"
+	// or, for an advisory key unknown before run time,
+	// "advisory@file:line" (its own class: never equal to another site's).
+	Class string
+	Mode  lockmodel.Mode
+	// Waits is false for NOWAIT, SKIP LOCKED and pg_try_* requests.
+	Waits bool
+	// Session marks a session-level advisory lock, which survives
+	// ROLLBACK and the deadlock error.
+	Session bool
+}
+
+// String describes the lock for people: "subscriptions rows (FOR UPDATE)".
+func (l Lock) String() string {
+	return fmt.Sprintf("%s (%s)", ClassName(l.Class), l.modeName())
+}
+
+func (l Lock) modeName() string {
+	switch l.Mode {
+	case lockmodel.AdvisoryExclusive, lockmodel.AdvisoryShared:
+		scope := "transaction"
+		if l.Session {
+			scope = "session"
+		}
+		return scope + ", " + l.Mode.String()
+	}
+	return l.Mode.String()
+}
+
+// ClassName turns a class key into words: "rows of subscriptions", "table
+// subscriptions", "advisory lock (42)".
+func ClassName(class string) string {
+	switch {
+	case strings.HasPrefix(class, "row:"):
+		return "rows of " + class[len("row:"):]
+	case strings.HasPrefix(class, "table:"):
+		return "table " + class[len("table:"):]
+	case strings.HasPrefix(class, "advisory:"):
+		return "advisory lock " + class[len("advisory:"):]
+	case strings.HasPrefix(class, "advisory@"):
+		return "advisory lock taken at " + class[len("advisory@"):]
+	}
+	return class
+}
+
+// ShortName is the name of the locked object alone: "subscriptions",
+// "advisory lock (42)", used in fix suggestions.
+func ShortName(class string) string {
+	switch {
+	case strings.HasPrefix(class, "row:"):
+		return class[len("row:"):]
+	case strings.HasPrefix(class, "table:"):
+		return "table " + class[len("table:"):]
+	}
+	return ClassName(class)
+}
+
+// Edge says: on some code path, Held is held while Wanted is requested.
+type Edge struct {
+	Held, Wanted Lock
+	// Func is the function in which both ends are known, where the path
+	// starts.
+	Func string
+	// Pkg is the path of Func's package.
+	Pkg string
+	// HeldPath and WantedPath lead from Func to each request.
+	HeldPath, WantedPath []Frame
+	// CrossConn is set when Wanted is requested on another connection
+	// than the one holding Held: PostgreSQL cannot see such a wait.
+	CrossConn bool
+}
+
+// key identifies an edge for de-duplication: one witness per function,
+// classes, modes and kind of wait.
+func (e *Edge) key() string {
+	return fmt.Sprintf("%s|%s|%d|%t|%t|%s|%d|%t|%t", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
+		e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.CrossConn)
+}
+
+// Anchor is the position a report about this edge points at: where the
+// second lock is requested, in Func.
+func (e *Edge) Anchor() string {
+	if len(e.WantedPath) > 0 {
+		return e.WantedPath[0].Pos
+	}
+	return ""
+}
+
+// Compare orders edges deterministically.
+func Compare(a, b *Edge) int {
+	return cmp.Or(
+		cmp.Compare(a.Held.Class, b.Held.Class),
+		cmp.Compare(a.Wanted.Class, b.Wanted.Class),
+		cmp.Compare(a.Func, b.Func),
+		cmp.Compare(a.Anchor(), b.Anchor()),
+		cmp.Compare(a.key(), b.key()),
+	)
+}
+
+// Dedupe sorts edges and keeps one per key (the first in order).
+func Dedupe(edges []*Edge) []*Edge {
+	slices.SortStableFunc(edges, Compare)
+	seen := make(map[string]bool, len(edges))
+	out := edges[:0]
+	for _, e := range edges {
+		k := e.key()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+// Conflicts reports whether a request for want can block on a holder of
+// held: same object, the request waits, and the modes conflict.
+func Conflicts(held, want Lock) bool {
+	return held.Class == want.Class && want.Waits && lockmodel.ModesConflict(held.Mode, want.Mode)
+}

@@ -1,0 +1,64 @@
+package lockmodel
+
+import (
+	"fmt"
+	"sync"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+)
+
+// cache maps a SQL string to its *cacheEntry. A program repeats the same
+// query strings at many call sites and the analyzer revisits them along many
+// paths, while parsing goes through cgo and costs far more than a map look-up.
+// Entries are never evicted: the set of SQL strings in the analysed source is
+// finite and small.
+var cache sync.Map
+
+// cacheEntry lets concurrent callers of Analyze with the same new string
+// wait for one parse instead of each parsing it.
+type cacheEntry struct {
+	once     sync.Once
+	analysis *Analysis
+}
+
+// Analyze parses sql with PostgreSQL's parser and returns the effects of
+// executing it: the locks each statement requests, advisory unlocks and
+// transaction control, in execution order.
+//
+// Results are cached per string, so Analyze returns the same *Analysis for
+// the same sql: callers must treat it, its Effects and their keys as
+// read-only. Analyze is safe for concurrent use and never panics; a string
+// that is not valid SQL yields an Analysis with Err set and no effects.
+func Analyze(sql string) *Analysis {
+	v, ok := cache.Load(sql)
+	if !ok {
+		// Only a miss allocates an entry; LoadOrStore makes every
+		// concurrent caller share the first entry stored.
+		v, _ = cache.LoadOrStore(sql, new(cacheEntry))
+	}
+	e := v.(*cacheEntry)
+	e.once.Do(func() { e.analysis = analyze(sql) })
+	return e.analysis
+}
+
+// analyze is Analyze without the cache.
+func analyze(sql string) (a *Analysis) {
+	defer func() {
+		// The walker handles every node type it knows and skips the
+		// rest, but the parse tree is large and the input arbitrary:
+		// a bug must cost one query's analysis, not the whole run.
+		if r := recover(); r != nil {
+			a = &Analysis{Err: fmt.Errorf("analyze SQL: internal error: %v", r)}
+		}
+	}()
+	tree, err := pg_query.Parse(sql)
+	if err != nil {
+		return &Analysis{Err: fmt.Errorf("parse SQL: %w", err)}
+	}
+	stmts := tree.GetStmts()
+	a = &Analysis{Statements: len(stmts)}
+	for i, raw := range stmts {
+		a.Effects = append(a.Effects, statementEffects(i, raw.GetStmt())...)
+	}
+	return a
+}

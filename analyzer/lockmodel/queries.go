@@ -1,0 +1,274 @@
+package lockmodel
+
+import (
+	"slices"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+)
+
+// rowLockReq is the row locking that applies to one table: the combination
+// of every FOR UPDATE/SHARE clause that reaches it.
+type rowLockReq struct {
+	strength pg_query.LockClauseStrength
+	wait     pg_query.LockWaitPolicy
+}
+
+// merge combines two clauses the way PostgreSQL does when several reach the
+// same table: the strongest strength wins, and NOWAIT beats SKIP LOCKED,
+// which beats waiting. Both enums are declared in that order.
+func (r rowLockReq) merge(o rowLockReq) rowLockReq {
+	return rowLockReq{strength: max(r.strength, o.strength), wait: max(r.wait, o.wait)}
+}
+
+// mode returns the row lock mode, or false if the request locks no rows.
+func (r rowLockReq) mode() (Mode, bool) {
+	switch r.strength {
+	case pg_query.LockClauseStrength_LCS_FORKEYSHARE:
+		return ForKeyShare, true
+	case pg_query.LockClauseStrength_LCS_FORSHARE:
+		return ForShare, true
+	case pg_query.LockClauseStrength_LCS_FORNOKEYUPDATE:
+		return ForNoKeyUpdate, true
+	case pg_query.LockClauseStrength_LCS_FORUPDATE:
+		return ForUpdate, true
+	}
+	return 0, false
+}
+
+func (r rowLockReq) waitPolicy() WaitPolicy {
+	switch r.wait {
+	case pg_query.LockWaitPolicy_LockWaitError:
+		return NoWait
+	case pg_query.LockWaitPolicy_LockWaitSkip:
+		return SkipLocked
+	}
+	return Block
+}
+
+// verb spells the request like the SQL that makes it: "SELECT ... FOR
+// UPDATE", "SELECT ... FOR SHARE SKIP LOCKED".
+func (r rowLockReq) verb() string {
+	mode, ok := r.mode()
+	if !ok {
+		return "SELECT"
+	}
+	v := "SELECT ... " + mode.String()
+	switch r.waitPolicy() {
+	case NoWait:
+		v += " NOWAIT"
+	case SkipLocked:
+		v += " SKIP LOCKED"
+	}
+	return v
+}
+
+// lockClause is one FOR UPDATE/SHARE clause of a query level.
+type lockClause struct {
+	req rowLockReq
+	of  []string // the OF names; nil means every table of the level
+}
+
+// level is one query level (one SELECT, or the FROM list of an UPDATE,
+// DELETE or MERGE): its locking clauses and the row locks it takes.
+type level struct {
+	verb      string // verb of the level's plain reads
+	clauses   []lockClause
+	inherited rowLockReq // a clause of an enclosing level that covers all of this one
+	rows      []Effect
+}
+
+// newSelectLevel returns the level of a SELECT with the given locking clauses.
+func newSelectLevel(clauses []*pg_query.Node, inherited rowLockReq) *level {
+	lv := &level{verb: "SELECT", inherited: inherited}
+	for _, n := range clauses {
+		lc := n.GetLockingClause()
+		if lc == nil {
+			continue
+		}
+		c := lockClause{req: rowLockReq{strength: lc.GetStrength(), wait: lc.GetWaitPolicy()}}
+		for _, rel := range lc.GetLockedRels() {
+			// PostgreSQL rejects qualified names in OF, and matches
+			// the rest against the alias or, without one, the table
+			// name.
+			c.of = append(c.of, rel.GetRangeVar().GetRelname())
+		}
+		lv.clauses = append(lv.clauses, c)
+	}
+	return lv
+}
+
+// reqFor returns the row locking for the FROM item that the query refers to
+// as name (its alias, or the table name when it has none).
+func (lv *level) reqFor(name string) rowLockReq {
+	r := lv.inherited
+	for _, c := range lv.clauses {
+		if c.of == nil || (name != "" && slices.Contains(c.of, name)) {
+			r = r.merge(c.req)
+		}
+	}
+	return r
+}
+
+// fromItem walks one item of a FROM list (or USING list, or MERGE source).
+func (w *walker) fromItem(sc *scope, n *pg_query.Node, lv *level) {
+	switch item := n.GetNode().(type) {
+	case *pg_query.Node_RangeVar:
+		w.readTable(sc, item.RangeVar, lv)
+	case *pg_query.Node_JoinExpr:
+		j := item.JoinExpr
+		w.fromItem(sc, j.GetLarg(), lv)
+		w.fromItem(sc, j.GetRarg(), lv)
+		w.node(sc, j.GetQuals())
+	case *pg_query.Node_RangeSubselect:
+		// A locking clause reaches into a sub-select in FROM, and OF
+		// may name the sub-select by its alias.
+		rs := item.RangeSubselect
+		w.query(sc, rs.GetSubquery(), lv.reqFor(rs.GetAlias().GetAliasname()))
+	case *pg_query.Node_RangeTableSample:
+		ts := item.RangeTableSample
+		w.fromItem(sc, ts.GetRelation(), lv)
+		w.nodes(sc, ts.GetArgs())
+		w.node(sc, ts.GetRepeatable())
+	default:
+		// Functions in FROM, XMLTABLE, ...: no table, but maybe an
+		// advisory call or a sub-query.
+		w.node(sc, n)
+	}
+}
+
+// readTable records a table read in FROM: ACCESS SHARE, or ROW SHARE plus
+// row locks when a locking clause reaches it.
+func (w *walker) readTable(sc *scope, rv *pg_query.RangeVar, lv *level) {
+	if rv.GetSchemaname() == "" && sc.isCTE(rv.GetRelname()) {
+		return
+	}
+	table := tableName(rv)
+	ref := rv.GetAlias().GetAliasname()
+	if ref == "" {
+		ref = rv.GetRelname()
+	}
+	req := lv.reqFor(ref)
+	mode, locked := req.mode()
+	if !locked {
+		w.addTable(table, AccessShare, Block, true, lv.verb)
+		return
+	}
+	// NOWAIT and SKIP LOCKED apply to row locks only: the table lock
+	// still waits (pg-lock-facts T7d).
+	w.addTable(table, RowShare, Block, true, req.verb())
+	e := rowEffect(w.stmt, table, mode, req.waitPolicy(), req.verb())
+	// A self-join locks rows of the same table twice; one effect is enough.
+	if !slices.ContainsFunc(lv.rows, func(o Effect) bool { return o.Lock.Table == table && o.Lock.Mode == mode && o.Lock.Wait == e.Lock.Wait }) {
+		lv.rows = append(lv.rows, e)
+	}
+}
+
+// selectStmt walks a SELECT (or VALUES) at any depth. inherited is the
+// locking clause of an enclosing level that reaches into this one.
+func (w *walker) selectStmt(sc *scope, s *pg_query.SelectStmt, inherited rowLockReq) {
+	if s == nil {
+		return
+	}
+	sc = w.withClause(sc, s.GetWithClause())
+	if s.GetOp() > pg_query.SetOperation_SETOP_NONE {
+		// Each arm of UNION/INTERSECT/EXCEPT is a level of its own.
+		// PostgreSQL rejects FOR UPDATE on a set operation, so no
+		// locking clause is passed down.
+		w.selectStmt(sc, s.GetLarg(), rowLockReq{})
+		w.selectStmt(sc, s.GetRarg(), rowLockReq{})
+		w.nodes(sc, s.GetSortClause())
+		w.node(sc, s.GetLimitOffset())
+		w.node(sc, s.GetLimitCount())
+		return
+	}
+	lv := newSelectLevel(s.GetLockingClause(), inherited)
+	for _, f := range s.GetFromClause() {
+		w.fromItem(sc, f, lv)
+	}
+	w.nodes(sc, s.GetDistinctClause())
+	w.nodes(sc, s.GetTargetList())
+	w.node(sc, s.GetWhereClause())
+	w.nodes(sc, s.GetGroupClause())
+	w.node(sc, s.GetHavingClause())
+	w.nodes(sc, s.GetWindowClause())
+	w.nodes(sc, s.GetValuesLists())
+	w.nodes(sc, s.GetSortClause())
+	w.node(sc, s.GetLimitOffset())
+	w.node(sc, s.GetLimitCount())
+	// The level's own rows are locked as its result rows come out, after
+	// its sub-queries ran.
+	w.others = append(w.others, lv.rows...)
+}
+
+// updateStmt: ROW EXCLUSIVE on the target and FOR NO KEY UPDATE on the rows
+// it changes. Tables in FROM and in sub-queries are only read: their rows
+// are not locked (pg-lock-facts T4h).
+func (w *walker) updateStmt(sc *scope, u *pg_query.UpdateStmt) {
+	const verb = "UPDATE"
+	sc = w.withClause(sc, u.GetWithClause())
+	target := tableName(u.GetRelation())
+	w.addTable(target, RowExclusive, Block, true, verb)
+	lv := &level{verb: verb}
+	for _, f := range u.GetFromClause() {
+		w.fromItem(sc, f, lv)
+	}
+	w.nodes(sc, u.GetTargetList())
+	w.node(sc, u.GetWhereClause())
+	w.addRow(target, ForNoKeyUpdate, Block, verb)
+	w.nodes(sc, u.GetReturningList())
+}
+
+// deleteStmt: ROW EXCLUSIVE on the target and FOR UPDATE on the rows it
+// deletes; USING tables are only read.
+func (w *walker) deleteStmt(sc *scope, d *pg_query.DeleteStmt) {
+	const verb = "DELETE"
+	sc = w.withClause(sc, d.GetWithClause())
+	target := tableName(d.GetRelation())
+	w.addTable(target, RowExclusive, Block, true, verb)
+	lv := &level{verb: verb}
+	for _, f := range d.GetUsingClause() {
+		w.fromItem(sc, f, lv)
+	}
+	w.node(sc, d.GetWhereClause())
+	w.addRow(target, ForUpdate, Block, verb)
+	w.nodes(sc, d.GetReturningList())
+}
+
+// insertStmt: ROW EXCLUSIVE on the target; ON CONFLICT DO UPDATE also locks
+// the conflicting row FOR UPDATE before updating it.
+func (w *walker) insertStmt(sc *scope, ins *pg_query.InsertStmt) {
+	verb := "INSERT"
+	oc := ins.GetOnConflictClause()
+	switch oc.GetAction() {
+	case pg_query.OnConflictAction_ONCONFLICT_UPDATE:
+		verb = "INSERT ... ON CONFLICT DO UPDATE"
+	case pg_query.OnConflictAction_ONCONFLICT_NOTHING:
+		verb = "INSERT ... ON CONFLICT DO NOTHING"
+	}
+	sc = w.withClause(sc, ins.GetWithClause())
+	// PostgreSQL locks the target before it looks at the source query.
+	target := tableName(ins.GetRelation())
+	w.addTable(target, RowExclusive, Block, true, verb)
+	w.query(sc, ins.GetSelectStmt(), rowLockReq{})
+	if oc != nil {
+		w.nodes(sc, oc.GetTargetList())
+		w.node(sc, oc.GetWhereClause())
+	}
+	if oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
+		w.addRow(target, ForUpdate, Block, verb)
+	}
+	w.nodes(sc, ins.GetReturningList())
+}
+
+// mergeStmt: ROW EXCLUSIVE on the target and FOR UPDATE on the target rows
+// it matches; the source is only read.
+func (w *walker) mergeStmt(sc *scope, m *pg_query.MergeStmt) {
+	const verb = "MERGE"
+	sc = w.withClause(sc, m.GetWithClause())
+	target := tableName(m.GetRelation())
+	w.addTable(target, RowExclusive, Block, true, verb)
+	w.fromItem(sc, m.GetSourceRelation(), &level{verb: verb})
+	w.node(sc, m.GetJoinCondition())
+	w.nodes(sc, m.GetMergeWhenClauses())
+	w.addRow(target, ForUpdate, Block, verb)
+}

@@ -1,0 +1,97 @@
+package lockseq
+
+import (
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+)
+
+// Limits that keep summaries and paths small on large programs.
+const (
+	maxEvents    = 256 // events kept in one summary
+	maxPathDepth = 8   // frames kept in one path
+)
+
+// Env is what the analysis needs from its driver.
+type Env struct {
+	Fset *token.FileSet
+	// ImportSummary returns the summary of a function of another package,
+	// or nil.
+	ImportSummary func(*types.Func) *Summary
+	// Debugf, if set, receives messages about SQL that was skipped.
+	Debugf func(format string, args ...any)
+}
+
+// Leak is a session advisory lock taken on a pool: the unlock may run on
+// another pooled connection, and the lock then stays with a connection
+// nobody owns.
+type Leak struct {
+	Pos  token.Pos
+	Lock lockgraph.Lock
+	Path []lockgraph.Frame
+}
+
+// Analysis computes summaries and edges for the functions of one package.
+type Analysis struct {
+	env        Env
+	sums       map[*ssa.Function]*Summary
+	inProgress map[*ssa.Function]bool
+	// Edges are the lock-order edges found in the package's functions.
+	Edges []*lockgraph.Edge
+	// EdgePos maps each edge to the position of its second request in the
+	// function where it was found: the anchor of a report.
+	EdgePos map[*lockgraph.Edge]token.Pos
+	// Leaks are the session advisory locks taken on pools.
+	Leaks []Leak
+}
+
+// New returns an analysis for one package.
+func New(env Env) *Analysis {
+	return &Analysis{
+		env:        env,
+		sums:       map[*ssa.Function]*Summary{},
+		inProgress: map[*ssa.Function]bool{},
+		EdgePos:    map[*lockgraph.Edge]token.Pos{},
+	}
+}
+
+// Summary analyses fn (if not done yet) and returns its summary.
+func (a *Analysis) Summary(fn *ssa.Function) *Summary {
+	if s, ok := a.sums[fn]; ok {
+		return s
+	}
+	if a.inProgress[fn] {
+		// Recursion: the cycle is cut here; the callee's own locks are
+		// still seen where it is analysed.
+		return nil
+	}
+	a.inProgress[fn] = true
+	s := newFnAnalysis(a, fn).run()
+	delete(a.inProgress, fn)
+	a.sums[fn] = s
+	return s
+}
+
+// summaryOf returns the summary of a callee: analysed here when its body is
+// in this package, imported as a fact otherwise.
+func (a *Analysis) summaryOf(fn *ssa.Function) *Summary {
+	if fn.Origin() != nil {
+		fn = fn.Origin()
+	}
+	if len(fn.Blocks) > 0 && fn.Pkg != nil {
+		return a.Summary(fn)
+	}
+	if obj, ok := fn.Object().(*types.Func); ok && a.env.ImportSummary != nil {
+		return a.env.ImportSummary(obj)
+	}
+	return nil
+}
+
+func (a *Analysis) debugf(format string, args ...any) {
+	if a.env.Debugf != nil {
+		a.env.Debugf(format, args...)
+	}
+}

@@ -1,0 +1,124 @@
+package lockseq
+
+import (
+	"fmt"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+)
+
+// apply applies a callee's summary at a call site: its SQL sinks run the
+// caller's query texts, its lock requests wait while the caller's locks are
+// held, its conditional pairs become edges where the caller's handle is a
+// transaction, and what it still holds at return is held by the caller.
+func (fa *fnAnalysis) apply(site ssa.Instruction, sum *Summary, args []ssa.Value, bind binder, st *state) {
+	for _, k := range sum.Sinks {
+		if k.Param >= len(args) {
+			continue
+		}
+		h := fa.mapHandle(k.Handle, site, bind)
+		var params ssa.Value
+		if k.Args >= 0 && k.Args < len(args) {
+			params = args[k.Args]
+		}
+		fa.query(site, h, args[k.Param], params, st, k.Batch)
+	}
+	if len(sum.Events) == 0 && len(sum.Releases) == 0 && len(sum.Unlocks) == 0 {
+		return
+	}
+	mapped := make([]int, len(sum.Events))
+	for i := range sum.Events {
+		mapped[i] = fa.mapEvent(site, i, &sum.Events[i], bind)
+	}
+	for _, m := range mapped {
+		fa.request(m, st, nil)
+	}
+	for _, p := range sum.Pairs {
+		if p.Held >= len(mapped) || p.Wanted >= len(mapped) {
+			continue
+		}
+		if h := mapped[p.Held]; fa.events[h].Hold != HoldNone {
+			fa.edge(h, mapped[p.Wanted], fa.events[mapped[p.Wanted]])
+		}
+	}
+	for _, r := range sum.Releases {
+		h := fa.mapHandle(Handle{Ref: r.Ref, Conn: r.Ref}, site, bind)
+		if r.Conn {
+			fa.releaseConn(h, st)
+		} else {
+			fa.endTx(h, st)
+		}
+	}
+	for _, u := range sum.Unlocks {
+		h := fa.mapHandle(Handle{Ref: u.Conn, Conn: u.Conn}, site, bind)
+		class := u.Class
+		if class == "?" {
+			class = "advisory@"
+		}
+		fa.unlockMapped(h, class, st)
+	}
+	for _, i := range sum.Exit {
+		if i < len(mapped) && fa.events[mapped[i]].Hold != HoldNone {
+			st.held[mapped[i]] = true
+		}
+	}
+}
+
+// unlockMapped is unlock for a callee's unlock, whose class "advisory@"
+// stands for every key unknown before run time.
+func (fa *fnAnalysis) unlockMapped(h Handle, class string, st *state) {
+	if class == "advisory@" {
+		fa.unlock(h, "advisory@?", st)
+		return
+	}
+	fa.unlock(h, class, st)
+}
+
+// mapEvent creates (once) the caller's copy of callee event i.
+func (fa *fnAnalysis) mapEvent(site ssa.Instruction, i int, ev *Event, bind binder) int {
+	key := eventKey{site, -1, i}
+	if j, ok := fa.eventIdx[key]; ok {
+		return j
+	}
+	h := fa.mapHandle(Handle{Ref: ev.Tx, Kind: ev.TxKind, Conn: ev.Conn}, site, bind)
+	out := &Event{
+		Lock: ev.Lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Hold: ev.Hold,
+		Stmt: fmt.Sprintf("%d/%s", fa.instrID(site), ev.Stmt),
+	}
+	if out.TxKind == 0 {
+		out.TxKind = ev.TxKind
+	}
+	if ev.Hold == HoldCond {
+		switch {
+		case h.Kind == sqlsite.Maybe:
+			if escapes(h.Ref) {
+				out.Hold = HoldCond
+			} else {
+				out.Hold = HoldNone
+			}
+		case h.Kind == sqlsite.Tx:
+			out.Hold = HoldTx
+		default:
+			out.Hold = HoldNone
+		}
+	}
+	callee := ""
+	if len(ev.Path) > 0 {
+		callee = ev.Path[0].Func
+	}
+	out.Path = append([]lockgraph.Frame{fa.frame(site.Pos(), "calls "+callee)}, ev.Path...)
+	if len(out.Path) > maxPathDepth {
+		out.Path = append(out.Path[:maxPathDepth-1:maxPathDepth-1], out.Path[len(out.Path)-1])
+	}
+	if ev.Conn == fresh {
+		// The callee's own pool statement: reported there if it leaks.
+		i := len(fa.events)
+		fa.events = append(fa.events, out)
+		fa.eventPos = append(fa.eventPos, site.Pos())
+		fa.eventIdx[key] = i
+		return i
+	}
+	return fa.addEvent(key, out, site)
+}

@@ -1,0 +1,406 @@
+package lockseq
+
+import (
+	"fmt"
+	"go/token"
+	"maps"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+)
+
+// state is what is true at one program point: the events whose locks may
+// be held, and the connections with a transaction begun in SQL text.
+type state struct {
+	held  map[int]bool
+	sqlTx map[Ref]bool
+}
+
+func newState() *state { return &state{held: map[int]bool{}, sqlTx: map[Ref]bool{}} }
+
+func (s *state) clone() *state {
+	return &state{held: maps.Clone(s.held), sqlTx: maps.Clone(s.sqlTx)}
+}
+
+// join adds o to s and reports whether s grew.
+func (s *state) join(o *state) bool {
+	grew := false
+	for k := range o.held {
+		if !s.held[k] {
+			s.held[k], grew = true, true
+		}
+	}
+	for k := range o.sqlTx {
+		if !s.sqlTx[k] {
+			s.sqlTx[k], grew = true, true
+		}
+	}
+	return grew
+}
+
+// eventKey identifies an event of a function: the instruction, the
+// alternative query text, and the index within it (or in the callee).
+type eventKey struct {
+	instr ssa.Instruction
+	alt   int
+	idx   int
+}
+
+// fnAnalysis is the analysis of one function.
+type fnAnalysis struct {
+	a        *Analysis
+	fn       *ssa.Function
+	name     string
+	events   []*Event
+	eventPos []token.Pos
+	eventIdx map[eventKey]int
+	locals   map[ssa.Value]Ref
+	sites    map[ssa.Instruction]int
+	edges    map[[2]int]bool
+	pairs    map[[2]int]bool
+	sum      *Summary
+	sinks    map[string]bool
+	unlocks  map[Unlock]bool
+	releases map[Release]bool
+	leaks    map[int]bool
+}
+
+func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
+	return &fnAnalysis{
+		a: a, fn: fn, name: FuncName(fn),
+		eventIdx: map[eventKey]int{},
+		locals:   map[ssa.Value]Ref{},
+		sites:    map[ssa.Instruction]int{},
+		edges:    map[[2]int]bool{},
+		pairs:    map[[2]int]bool{},
+		sum:      &Summary{},
+		sinks:    map[string]bool{},
+		unlocks:  map[Unlock]bool{},
+		releases: map[Release]bool{},
+		leaks:    map[int]bool{},
+	}
+}
+
+// run computes the function's summary, emitting edges on the way. It
+// iterates over the blocks in dominator order until the states at block
+// entries stop growing; the domain (sets of events of this function) is
+// finite, so this ends.
+func (fa *fnAnalysis) run() *Summary {
+	if len(fa.fn.Blocks) == 0 {
+		return nil
+	}
+	in := make([]*state, len(fa.fn.Blocks))
+	in[0] = newState()
+	exit := newState()
+	order := fa.fn.DomPreorder()
+	for changed := true; changed; {
+		changed = false
+		for _, b := range order {
+			if in[b.Index] == nil {
+				continue
+			}
+			st := in[b.Index].clone()
+			for _, instr := range b.Instrs {
+				fa.step(instr, st)
+			}
+			if _, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+				exit.join(st)
+			}
+			for _, succ := range b.Succs {
+				if in[succ.Index] == nil {
+					in[succ.Index] = st.clone()
+					changed = true
+				} else if in[succ.Index].join(st) {
+					changed = true
+				}
+			}
+		}
+	}
+	fa.finish(exit)
+	return fa.sum
+}
+
+// step applies one instruction to the state.
+func (fa *fnAnalysis) step(instr ssa.Instruction, st *state) {
+	switch instr := instr.(type) {
+	case *ssa.Call:
+		fa.call(instr, instr.Common(), st)
+	case *ssa.RunDefers:
+		defers := fa.defers()
+		for i := len(defers) - 1; i >= 0; i-- {
+			fa.call(defers[i], defers[i].Common(), st)
+		}
+	}
+}
+
+// defers lists the function's defer statements in order.
+func (fa *fnAnalysis) defers() []*ssa.Defer {
+	var out []*ssa.Defer
+	for _, b := range fa.fn.Blocks {
+		for _, instr := range b.Instrs {
+			if d, ok := instr.(*ssa.Defer); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// call applies a call: a database operation, or a function whose summary
+// is known.
+func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
+	op := sqlsite.Classify(c)
+	switch op.Kind {
+	case sqlsite.Query:
+		fa.query(site, fa.handleOf(op.Recv), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
+	case sqlsite.Commit, sqlsite.Rollback:
+		fa.endTx(fa.handleOf(op.Recv), st)
+	case sqlsite.Release:
+		fa.releaseConn(fa.handleOf(op.Recv), st)
+	case sqlsite.SendBatch:
+		fa.sendBatch(site, fa.handleOf(op.Recv), op.Args[op.Batch], st)
+	case sqlsite.StmtRun:
+		if h, q, ok := fa.preparedStmt(op.Recv); ok {
+			fa.query(site, h, q, argOrNil(op.Args, op.Params), st, false)
+		}
+	case sqlsite.BeginFunc:
+		fa.beginFunc(site, op, st)
+	case sqlsite.NoOp:
+		fa.userCall(site, c, st)
+	}
+}
+
+func argOrNil(args []ssa.Value, i int) ssa.Value {
+	if i >= 0 && i < len(args) {
+		return args[i]
+	}
+	return nil
+}
+
+// userCall applies the summary of a called function or closure.
+func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *state) {
+	if c.IsInvoke() {
+		return
+	}
+	var (
+		callee   *ssa.Function
+		bindings []ssa.Value
+	)
+	switch v := c.Value.(type) {
+	case *ssa.Function:
+		callee = v
+	case *ssa.MakeClosure:
+		callee, _ = v.Fn.(*ssa.Function)
+		bindings = v.Bindings
+	}
+	if callee == nil {
+		return
+	}
+	sum := fa.a.summaryOf(callee)
+	if sum.Empty() {
+		return
+	}
+	bind := func(i int, path []string) (Handle, bool) {
+		return fa.bindArg(c.Args, bindings, len(callee.Params), i, path)
+	}
+	fa.apply(site, sum, c.Args, bind, st)
+}
+
+// bindArg resolves the handle at field path of a callee's parameter i, given
+// the call's arguments and the closure's bindings (numbered after the
+// nparams parameters).
+func (fa *fnAnalysis) bindArg(args, bindings []ssa.Value, nparams, i int, path []string) (Handle, bool) {
+	var v ssa.Value
+	switch {
+	case i < len(args):
+		v = args[i]
+	case i >= nparams && i-nparams < len(bindings):
+		v = bindings[i-nparams]
+	}
+	if v == nil {
+		return Handle{}, false
+	}
+	return fa.normalise(fa.resolve(v, path, 0)), true
+}
+
+// beginFunc models pgx.BeginFunc and friends: begin a transaction on the
+// receiver, run the callback with it, commit.
+func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) {
+	recv := fa.handleOf(op.Recv)
+	call, _ := site.(ssa.CallInstruction)
+	if call == nil {
+		return
+	}
+	tx := Handle{Ref: fa.localRef(call.Value()), Kind: sqlsite.Tx}
+	switch {
+	case recv.Kind == sqlsite.Tx:
+		tx = recv // a savepoint inside the caller's transaction
+	case recv.Kind == sqlsite.Conn || recv.Kind == sqlsite.Maybe:
+		tx.Conn = recv.Conn
+	default:
+		tx.Conn = tx.Ref
+	}
+	var (
+		callee   *ssa.Function
+		bindings []ssa.Value
+	)
+	switch v := op.Args[op.Func].(type) {
+	case *ssa.Function:
+		callee = v
+	case *ssa.MakeClosure:
+		callee, _ = v.Fn.(*ssa.Function)
+		bindings = v.Bindings
+	}
+	if callee == nil {
+		return
+	}
+	sum := fa.a.summaryOf(callee)
+	if !sum.Empty() {
+		// The callback's first parameter is the transaction.
+		bind := func(i int, path []string) (Handle, bool) {
+			if i == 0 && len(path) == 0 {
+				return tx, true
+			}
+			return fa.bindArg(nil, bindings, len(callee.Params), i, path)
+		}
+		fa.apply(site, sum, nil, bind, st)
+	}
+	if tx.Ref != recv.Ref {
+		fa.endTx(tx, st)
+	}
+}
+
+// finish fills in the summary's exit state, flows and limits.
+func (fa *fnAnalysis) finish(exit *state) {
+	for _, i := range sortedKeys(exit.held) {
+		e := fa.events[i]
+		if escapes(e.Tx) || escapes(e.Conn) {
+			fa.sum.Exit = append(fa.sum.Exit, i)
+		}
+	}
+	for p := range fa.pairs {
+		fa.sum.Pairs = append(fa.sum.Pairs, Pair{Held: p[0], Wanted: p[1]})
+	}
+	slices.SortFunc(fa.sum.Pairs, func(a, b Pair) int {
+		if a.Held != b.Held {
+			return a.Held - b.Held
+		}
+		return a.Wanted - b.Wanted
+	})
+	for _, e := range fa.events {
+		fa.sum.Events = append(fa.sum.Events, *e)
+	}
+	fa.flows()
+	for r := range fa.releases {
+		fa.sum.Releases = append(fa.sum.Releases, r)
+	}
+	slices.SortFunc(fa.sum.Releases, func(a, b Release) int { return strings.Compare(string(a.Ref), string(b.Ref)) })
+	for u := range fa.unlocks {
+		fa.sum.Unlocks = append(fa.sum.Unlocks, u)
+	}
+	slices.SortFunc(fa.sum.Unlocks, func(a, b Unlock) int {
+		return strings.Compare(string(a.Conn)+a.Class, string(b.Conn)+b.Class)
+	})
+}
+
+// escapes reports whether a handle outlives the function: a parameter's or a
+// global's.
+func escapes(r Ref) bool {
+	_, _, isParam := r.param()
+	return isParam || strings.HasPrefix(string(r), "g:")
+}
+
+// flows records the handles the function returns.
+func (fa *fnAnalysis) flows() {
+	results := fa.fn.Signature.Results()
+	for _, b := range fa.fn.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		for r, v := range ret.Results {
+			t := results.At(r).Type()
+			paths := handleFields(t, 0)
+			if sqlsite.KindOf(t) != sqlsite.NotHandle {
+				paths = append([][]string{nil}, paths...)
+			}
+			for _, p := range paths {
+				if c, ok := v.(*ssa.Const); ok && c.IsNil() {
+					continue
+				}
+				h := fa.normalise(fa.resolve(v, p, 0))
+				if h.Kind == sqlsite.NotHandle {
+					h.Kind = kindAt(t, p)
+				}
+				if !escapes(h.Ref) && !h.Ref.local() {
+					continue
+				}
+				key := strings.Join(p, ".")
+				if !slices.ContainsFunc(fa.sum.Returns, func(f Flow) bool { return f.Result == r && f.Path == key }) {
+					fa.sum.Returns = append(fa.sum.Returns, Flow{Result: r, Path: key, Handle: h})
+				}
+			}
+		}
+	}
+}
+
+func sortedKeys(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// position renders a position for a path frame.
+func (fa *fnAnalysis) position(pos token.Pos) string {
+	if !pos.IsValid() || fa.a.env.Fset == nil {
+		return fa.name
+	}
+	return fa.a.env.Fset.Position(pos).String()
+}
+
+// FuncName names a function for messages: "billing.invoiceAccount",
+// "store.Queries.LockUsage", "api.handler$1" for a closure.
+func FuncName(fn *ssa.Function) string {
+	pkg := ""
+	if fn.Pkg != nil {
+		pkg = fn.Pkg.Pkg.Name() + "."
+	} else if fn.Origin() != nil && fn.Origin().Pkg != nil {
+		pkg = fn.Origin().Pkg.Pkg.Name() + "."
+	}
+	if recv := fn.Signature.Recv(); recv != nil {
+		t := recv.Type()
+		name := strings.TrimPrefix(t.String(), "*")
+		if i := strings.LastIndex(name, "."); i >= 0 {
+			name = name[i+1:]
+		}
+		if i := strings.Index(name, "["); i >= 0 {
+			name = name[:i]
+		}
+		return pkg + name + "." + fn.Name()
+	}
+	return pkg + fn.Name()
+}
+
+// frame is a path frame at pos in this function.
+func (fa *fnAnalysis) frame(pos token.Pos, what string) lockgraph.Frame {
+	return lockgraph.Frame{Func: fa.name, Pos: fa.position(pos), What: what}
+}
+
+func describeHandle(h Handle) string {
+	switch h.Kind {
+	case sqlsite.Pool:
+		return "on the pool (autocommit)"
+	case sqlsite.Conn:
+		return "on a dedicated connection"
+	case sqlsite.Tx:
+		return "in a transaction"
+	}
+	return fmt.Sprintf("on %s", h.Kind)
+}

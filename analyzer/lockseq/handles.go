@@ -1,0 +1,338 @@
+package lockseq
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+)
+
+// maxPath bounds the field paths followed from a parameter or result.
+const maxPath = 2
+
+// handleOf resolves the database handle that v denotes. path is the field
+// path still to follow from v (outermost first).
+func (fa *fnAnalysis) handleOf(v ssa.Value) Handle {
+	h := fa.resolve(v, nil, 0)
+	if k := sqlsite.KindOf(v.Type()); k != sqlsite.NotHandle && (h.Kind == sqlsite.NotHandle || h.Kind == sqlsite.Maybe && k != sqlsite.Maybe) {
+		h.Kind = k
+	}
+	return fa.normalise(h)
+}
+
+// normalise fills in the connection of a handle from its kind.
+func (fa *fnAnalysis) normalise(h Handle) Handle {
+	if h.Kind == sqlsite.Pool {
+		h.Conn = fresh
+	} else if h.Conn == "" {
+		h.Conn = h.Ref
+	}
+	return h
+}
+
+func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
+	if depth > 12 {
+		return fa.localHandle(v, path)
+	}
+	switch v := v.(type) {
+	case *ssa.Parameter:
+		for i, p := range fa.fn.Params {
+			if p == v {
+				return Handle{Ref: withPath(fmt.Sprintf("p%d", i), path), Kind: kindAt(v.Type(), path)}
+			}
+		}
+	case *ssa.FreeVar:
+		for i, p := range fa.fn.FreeVars {
+			if p == v {
+				return Handle{Ref: withPath(fmt.Sprintf("p%d", len(fa.fn.Params)+i), path), Kind: kindAt(v.Type(), path)}
+			}
+		}
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			switch x := v.X.(type) {
+			case *ssa.FieldAddr:
+				return fa.resolve(x.X, prepend([]string{fieldName(x.X.Type(), x.Field)}, path), depth+1)
+			case *ssa.Global:
+				return Handle{Ref: withPath("g:"+x.Pkg.Pkg.Path()+"."+x.Name(), path), Kind: kindAt(v.Type(), path)}
+			case *ssa.Alloc:
+				if st := onlyStore(x, nil); st != nil {
+					return fa.resolve(st.Val, path, depth+1)
+				}
+			}
+		}
+	case *ssa.Field:
+		return fa.resolve(v.X, prepend([]string{fieldName(v.X.Type(), v.Field)}, path), depth+1)
+	case *ssa.MakeInterface:
+		return fa.resolve(v.X, path, depth+1)
+	case *ssa.ChangeInterface:
+		return fa.resolve(v.X, path, depth+1)
+	case *ssa.ChangeType:
+		return fa.resolve(v.X, path, depth+1)
+	case *ssa.TypeAssert:
+		if !v.CommaOk {
+			return fa.resolve(v.X, path, depth+1)
+		}
+	case *ssa.Alloc:
+		// &T{f: x}: follow the store to the field on the path.
+		if len(path) > 0 {
+			if st := onlyStore(v, path[:1]); st != nil {
+				return fa.resolve(st.Val, path[1:], depth+1)
+			}
+		}
+	case *ssa.Extract:
+		if c, ok := v.Tuple.(*ssa.Call); ok {
+			return fa.callResult(c, v.Index, path, depth)
+		}
+	case *ssa.Call:
+		return fa.callResult(v, 0, path, depth)
+	case *ssa.Phi:
+		var first *Handle
+		same := true
+		for _, e := range v.Edges {
+			if c, ok := e.(*ssa.Const); ok && c.IsNil() {
+				continue
+			}
+			h := fa.resolve(e, path, depth+1)
+			if first == nil {
+				first = &h
+			} else if h.Ref != first.Ref {
+				same = false
+			}
+		}
+		if first != nil && same {
+			return *first
+		}
+	}
+	return fa.localHandle(v, path)
+}
+
+// callResult resolves result index of call c, at field path.
+func (fa *fnAnalysis) callResult(c *ssa.Call, index int, path []string, depth int) Handle {
+	op := sqlsite.Classify(c.Common())
+	if index == 0 && len(path) == 0 {
+		switch op.Kind {
+		case sqlsite.Begin:
+			recv := fa.handleOf(op.Recv)
+			if recv.Kind == sqlsite.Tx {
+				// tx.Begin starts a savepoint in the same transaction.
+				return recv
+			}
+			h := Handle{Ref: fa.localRef(c), Kind: sqlsite.Tx}
+			if recv.Kind == sqlsite.Conn || recv.Kind == sqlsite.Maybe {
+				h.Conn = recv.Conn
+			} else {
+				h.Conn = h.Ref
+			}
+			return h
+		case sqlsite.Acquire:
+			r := fa.localRef(c)
+			return Handle{Ref: r, Kind: sqlsite.Conn, Conn: r}
+		}
+	}
+	if op.Kind != sqlsite.NoOp {
+		return fa.localHandle(c, path)
+	}
+	callee := c.Call.StaticCallee()
+	if callee == nil {
+		return fa.localHandle(c, path)
+	}
+	sum := fa.a.summaryOf(callee)
+	if sum == nil {
+		return fa.localHandle(c, path)
+	}
+	want := strings.Join(path, ".")
+	for _, f := range sum.Returns {
+		if f.Result == index && f.Path == want {
+			bind := func(i int, path []string) (Handle, bool) {
+				return fa.bindArg(c.Call.Args, nil, len(c.Call.Args), i, path)
+			}
+			return fa.mapHandle(f.Handle, c, bind)
+		}
+	}
+	return fa.localHandle(c, path)
+}
+
+// binder resolves a callee's parameter i (at a field path) to a handle of
+// the calling function, reporting false when it cannot.
+type binder func(i int, path []string) (Handle, bool)
+
+// mapHandle translates a handle named in a callee's terms into this
+// function's terms at call site site.
+func (fa *fnAnalysis) mapHandle(h Handle, site ssa.Instruction, bind binder) Handle {
+	out := Handle{Kind: h.Kind}
+	out.Ref, out.Kind = fa.mapRef(h.Ref, h.Kind, site, bind)
+	out.Conn, _ = fa.mapRef(h.Conn, h.Kind, site, bind)
+	if out.Kind == sqlsite.Pool {
+		out.Conn = fresh
+	}
+	return out
+}
+
+func (fa *fnAnalysis) mapRef(r Ref, kind sqlsite.HandleKind, site ssa.Instruction, bind binder) (Ref, sqlsite.HandleKind) {
+	switch {
+	case r == "" || r == fresh || strings.HasPrefix(string(r), "g:"):
+		return r, kind
+	case r.local():
+		return Ref(fmt.Sprintf("C%d/%s", fa.instrID(site), r)), kind
+	}
+	i, path, ok := r.param()
+	if !ok {
+		return r, kind
+	}
+	var fields []string
+	if path != "" {
+		fields = strings.Split(path, ".")
+	}
+	h, ok := bind(i, fields)
+	if !ok {
+		return fresh, kind
+	}
+	k := h.Kind
+	if k == sqlsite.NotHandle || k == sqlsite.Maybe && kind != sqlsite.Maybe && kind != sqlsite.NotHandle {
+		k = kind
+	}
+	if k == sqlsite.Pool {
+		return fresh, k
+	}
+	return h.Ref, k
+}
+
+// localHandle is a handle this function obtained in a way the analysis does
+// not model (sql.Open, pgx.Connect, a call it cannot see into): its own
+// identity, kind from its type.
+func (fa *fnAnalysis) localHandle(v ssa.Value, path []string) Handle {
+	r := fa.localRef(v)
+	if len(path) > 0 {
+		r = withPath(string(r), path)
+	}
+	return Handle{Ref: r, Kind: kindAt(v.Type(), path)}
+}
+
+func (fa *fnAnalysis) localRef(v ssa.Value) Ref {
+	if r, ok := fa.locals[v]; ok {
+		return r
+	}
+	r := Ref(fmt.Sprintf("L%d", len(fa.locals)))
+	fa.locals[v] = r
+	return r
+}
+
+// instrID numbers call sites, for naming the handles a callee creates.
+func (fa *fnAnalysis) instrID(instr ssa.Instruction) int {
+	if id, ok := fa.sites[instr]; ok {
+		return id
+	}
+	id := len(fa.sites)
+	fa.sites[instr] = id
+	return id
+}
+
+// kindAt returns the handle kind of the value reached from a value of type t
+// by following the field path.
+func kindAt(t types.Type, path []string) sqlsite.HandleKind {
+	for _, f := range path {
+		t = fieldType(t, f)
+		if t == nil {
+			return sqlsite.NotHandle
+		}
+	}
+	return sqlsite.KindOf(t)
+}
+
+// structOf returns the struct type of t, through pointers and names.
+func structOf(t types.Type) *types.Struct {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	s, _ := t.Underlying().(*types.Struct)
+	return s
+}
+
+func fieldType(t types.Type, name string) types.Type {
+	s := structOf(t)
+	if s == nil {
+		return nil
+	}
+	for f := range s.Fields() {
+		if f.Name() == name {
+			return f.Type()
+		}
+	}
+	return nil
+}
+
+func fieldName(t types.Type, i int) string {
+	s := structOf(t)
+	if s == nil || i >= s.NumFields() {
+		return fmt.Sprintf("#%d", i)
+	}
+	return s.Field(i).Name()
+}
+
+// handleFields lists the field paths (up to maxPath deep) of a value of type
+// t that hold database handles.
+func handleFields(t types.Type, depth int) [][]string {
+	var out [][]string
+	s := structOf(t)
+	if s == nil || depth >= maxPath {
+		return nil
+	}
+	for f := range s.Fields() {
+		if sqlsite.KindOf(f.Type()) != sqlsite.NotHandle {
+			out = append(out, []string{f.Name()})
+			continue
+		}
+		for _, sub := range handleFields(f.Type(), depth+1) {
+			out = append(out, prepend([]string{f.Name()}, sub))
+		}
+	}
+	return out
+}
+
+// onlyStore returns the store into alloc (or into its field path[0]) when
+// there is exactly one.
+func onlyStore(alloc *ssa.Alloc, path []string) *ssa.Store {
+	var found *ssa.Store
+	for _, ref := range *alloc.Referrers() {
+		var addr ssa.Value = alloc
+		if len(path) > 0 {
+			fa, ok := ref.(*ssa.FieldAddr)
+			if !ok || fieldName(alloc.Type(), fa.Field) != path[0] {
+				continue
+			}
+			addr = fa
+			for _, r2 := range *fa.Referrers() {
+				if st, ok := r2.(*ssa.Store); ok && st.Addr == addr {
+					if found != nil {
+						return nil
+					}
+					found = st
+				}
+			}
+			continue
+		}
+		if st, ok := ref.(*ssa.Store); ok && st.Addr == addr {
+			if found != nil {
+				return nil
+			}
+			found = st
+		}
+	}
+	return found
+}
+
+func withPath(root string, path []string) Ref {
+	if len(path) == 0 {
+		return Ref(root)
+	}
+	return Ref(root + "." + strings.Join(path, "."))
+}
+
+func prepend(head, tail []string) []string {
+	out := make([]string, 0, len(head)+len(tail))
+	return append(append(out, head...), tail...)
+}

@@ -1,0 +1,447 @@
+package lockseq
+
+import (
+	"cmp"
+	"fmt"
+	"go/constant"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+)
+
+// query applies running the SQL text of value text on handle h, with query
+// parameters params (a variadic slice, or nil).
+func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Value, st *state, batch bool) {
+	t := sqlsite.Resolve(text)
+	for _, p := range t.Params {
+		fa.addSink(p, h, params, batch)
+	}
+	if len(t.SQL) == 0 {
+		return
+	}
+	var keyArgs []ssa.Value
+	if params != nil {
+		keyArgs, _ = sqlsite.VariadicElems(params)
+	}
+	fa.runTexts(site, h, [][]string{t.SQL}, [][]ssa.Value{keyArgs}, st)
+}
+
+// runTexts runs a unit of SQL on h: one string, or the queued statements of
+// a batch (units[i] lists the alternative texts of statement i). Each
+// alternative combination is a possible execution: the results are joined.
+func (fa *fnAnalysis) runTexts(site ssa.Instruction, h Handle, units [][]string, keyArgs [][]ssa.Value, st *state) {
+	// Bound the alternatives of a batch: the first alternative of each
+	// queued statement, plus every alternative of a single string.
+	var runs [][]string
+	if len(units) == 1 {
+		for _, s := range units[0] {
+			runs = append(runs, []string{s})
+		}
+	} else {
+		var run []string
+		for _, u := range units {
+			run = append(run, u[0])
+		}
+		runs = append(runs, run)
+	}
+	out := st.clone()
+	out.held, out.sqlTx = map[int]bool{}, map[Ref]bool{}
+	for alt, run := range runs {
+		s := st.clone()
+		fa.runOne(site, alt, h, run, keyArgs, s)
+		out.join(s)
+	}
+	*st = *out
+}
+
+// runOne runs the statements of one execution of a unit. Several statements
+// sent together run as one implicit transaction: their locks are held until
+// the unit ends, even on an autocommit handle.
+func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []string, keyArgs [][]ssa.Value, st *state) {
+	var unitHeld []int // held until the end of the unit only
+	idx := 0
+	statements := 0
+	for ti, text := range texts {
+		an := lockmodel.Analyze(text)
+		if an.Err != nil {
+			fa.a.debugf("%s: skipping SQL that does not parse: %v", fa.position(site.Pos()), an.Err)
+			continue
+		}
+		statements += an.Statements
+		var keys []ssa.Value
+		if ti < len(keyArgs) {
+			keys = keyArgs[ti]
+		} else if len(keyArgs) == 1 {
+			keys = keyArgs[0]
+		}
+		for _, eff := range an.Effects {
+			stmt := fmt.Sprintf("%p#%d#%d#%d", site, alt, ti, eff.Stmt)
+			switch eff.Kind {
+			case lockmodel.Acquire:
+				ev := fa.newEvent(eventKey{site, alt, idx}, site, h, eff, keys, stmt, st)
+				idx++
+				fa.request(ev, st, unitHeld)
+				switch {
+				case fa.events[ev].Hold != HoldNone:
+					st.held[ev] = true
+				case statements > 1 || len(texts) > 1:
+					unitHeld = append(unitHeld, ev)
+				}
+			case lockmodel.Unlock:
+				fa.unlock(h, fa.advisoryClass(eff.Lock, keys, site), st)
+			case lockmodel.UnlockAll:
+				fa.unlock(h, "", st)
+			case lockmodel.Begin:
+				if h.Kind != sqlsite.Tx {
+					st.sqlTx[h.Conn] = true
+				}
+			case lockmodel.Commit, lockmodel.Rollback:
+				if h.Kind == sqlsite.Tx {
+					fa.endTx(h, st)
+				} else {
+					fa.endSQLTx(h, st)
+				}
+				unitHeld = nil
+			}
+		}
+	}
+	// A unit that began a transaction and did not end it leaves its locks
+	// held on the connection; otherwise the implicit transaction ends here.
+	if st.sqlTx[h.Conn] && h.Kind != sqlsite.Tx && h.Conn != fresh {
+		for _, ev := range unitHeld {
+			fa.events[ev].Hold = HoldConnTx
+			st.held[ev] = true
+		}
+	}
+	if h.Conn == fresh {
+		delete(st.sqlTx, fresh)
+	}
+}
+
+// newEvent creates (once) the event for one lock request and returns its
+// index.
+func (fa *fnAnalysis) newEvent(key eventKey, site ssa.Instruction, h Handle, eff lockmodel.Effect, keys []ssa.Value, stmt string, st *state) int {
+	if i, ok := fa.eventIdx[key]; ok {
+		return i
+	}
+	l := eff.Lock
+	lock := lockgraph.Lock{Mode: l.Mode, Waits: l.Waits(), Session: l.Kind == lockmodel.Advisory && l.Scope == lockmodel.Session}
+	switch l.Kind {
+	case lockmodel.Row:
+		lock.Class = "row:" + l.Table
+	case lockmodel.Table:
+		lock.Class = "table:" + l.Table
+	case lockmodel.Advisory:
+		lock.Class = fa.advisoryClass(l, keys, site)
+	}
+	ev := &Event{
+		Lock: lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Stmt: stmt,
+		Path: []lockgraph.Frame{fa.frame(site.Pos(), eff.Verb+" "+describeHandle(h))},
+	}
+	ev.Hold = fa.holdOf(ev, st)
+	return fa.addEvent(key, ev, site)
+}
+
+func (fa *fnAnalysis) addEvent(key eventKey, ev *Event, site ssa.Instruction) int {
+	i := len(fa.events)
+	fa.events = append(fa.events, ev)
+	fa.eventPos = append(fa.eventPos, site.Pos())
+	fa.eventIdx[key] = i
+	if ev.Lock.Session && ev.Conn == fresh && !fa.leaks[i] {
+		fa.leaks[i] = true
+		fa.a.Leaks = append(fa.a.Leaks, Leak{Pos: site.Pos(), Lock: ev.Lock, Path: ev.Path})
+	}
+	return i
+}
+
+// holdOf decides how long an event's lock is held, from its handle.
+func (fa *fnAnalysis) holdOf(ev *Event, st *state) Hold {
+	if ev.Lock.Session {
+		return HoldSession
+	}
+	switch {
+	case ev.TxKind == sqlsite.Tx:
+		return HoldTx
+	case st.sqlTx[ev.Conn] && ev.Conn != fresh:
+		return HoldConnTx
+	case ev.TxKind == sqlsite.Maybe && escapes(ev.Tx):
+		return HoldCond
+	}
+	return HoldNone
+}
+
+// advisoryClass names the class of an advisory lock: its key when every
+// part is a constant (in the SQL, or a Go constant bound to a $n
+// parameter), else a class of its own named after the SQL site.
+func (fa *fnAnalysis) advisoryClass(l lockmodel.Lock, keys []ssa.Value, site ssa.Instruction) string {
+	parts := make([]string, 0, len(l.Key.Parts))
+	for _, p := range l.Key.Parts {
+		switch {
+		case p.Known():
+			parts = append(parts, p.Const)
+		case p.Param > 0 && p.Param <= len(keys):
+			c := goConst(keys[p.Param-1])
+			if c == "" {
+				return "advisory@" + fa.position(site.Pos())
+			}
+			parts = append(parts, c)
+		default:
+			return "advisory@" + fa.position(site.Pos())
+		}
+	}
+	return "advisory:(" + strings.Join(parts, ", ") + ")"
+}
+
+// goConst returns the text of an integer or string constant argument.
+func goConst(v ssa.Value) string {
+	for {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+			continue
+		case *ssa.Convert:
+			v = x.X
+			continue
+		case *ssa.ChangeType:
+			v = x.X
+			continue
+		case *ssa.Const:
+			if x.Value == nil {
+				return ""
+			}
+			switch x.Value.Kind() {
+			case constant.Int:
+				return x.Value.ExactString()
+			case constant.String:
+				return "'" + constant.StringVal(x.Value) + "'"
+			}
+		}
+		return ""
+	}
+}
+
+// request records the edges from every held lock to a new request.
+// unitHeld are locks held only until the end of the current SQL unit.
+func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
+	want := fa.events[w]
+	held := sortedKeys(st.held)
+	held = append(held, unitHeld...)
+	for _, h := range held {
+		fa.edge(h, w, want)
+	}
+}
+
+// edge records that event h may be held while event w is requested: an
+// edge when h surely holds, a pair for the callers when that depends on
+// them.
+func (fa *fnAnalysis) edge(h, w int, want *Event) {
+	have := fa.events[h]
+	if h == w || have.Stmt == want.Stmt {
+		return
+	}
+	cross := !sameConn(have.Conn, want.Conn)
+	if have.Lock.Class == want.Lock.Class && !cross {
+		// The same table or key again in one transaction: lock
+		// upgrades and row order within one table are not modelled.
+		return
+	}
+	if have.Hold == HoldCond {
+		fa.pairs[[2]int{h, w}] = true
+		return
+	}
+	if !want.Lock.Waits || fa.edges[[2]int{h, w}] {
+		return
+	}
+	fa.edges[[2]int{h, w}] = true
+	e := &lockgraph.Edge{
+		Held: have.Lock, Wanted: want.Lock,
+		Func: fa.name, Pkg: fa.pkgPath(),
+		HeldPath: have.Path, WantedPath: want.Path,
+		CrossConn: cross,
+	}
+	fa.a.Edges = append(fa.a.Edges, e)
+	fa.a.EdgePos[e] = fa.eventPos[w]
+}
+
+func (fa *fnAnalysis) pkgPath() string {
+	if fa.fn.Pkg != nil {
+		return fa.fn.Pkg.Pkg.Path()
+	}
+	return ""
+}
+
+// endTx releases the locks held by transaction h.
+func (fa *fnAnalysis) endTx(h Handle, st *state) {
+	for i := range st.held {
+		e := fa.events[i]
+		if e.Tx == h.Ref && (e.Hold == HoldTx || e.Hold == HoldCond) {
+			delete(st.held, i)
+		}
+	}
+	if escapes(h.Ref) {
+		fa.releases[Release{Ref: h.Ref}] = true
+	}
+}
+
+// endSQLTx releases the locks of a transaction begun in SQL text on h's
+// connection.
+func (fa *fnAnalysis) endSQLTx(h Handle, st *state) {
+	for i := range st.held {
+		e := fa.events[i]
+		if e.Hold == HoldConnTx && sameConn(e.Conn, h.Conn) {
+			delete(st.held, i)
+		}
+	}
+	delete(st.sqlTx, h.Conn)
+}
+
+// releaseConn releases every lock of connection h: closing or releasing a
+// connection ends its session and any transaction on it.
+func (fa *fnAnalysis) releaseConn(h Handle, st *state) {
+	for i := range st.held {
+		if sameConn(fa.events[i].Conn, h.Conn) {
+			delete(st.held, i)
+		}
+	}
+	delete(st.sqlTx, h.Conn)
+	if escapes(h.Conn) {
+		fa.releases[Release{Ref: h.Conn, Conn: true}] = true
+	}
+}
+
+// unlock releases session advisory locks of class on h's connection; an
+// empty class releases all of them. A key unknown before run time (its
+// class is named after a site) releases every lock whose key was unknown
+// too: the usual shape is lock($1) ... unlock($1) with the same Go value.
+func (fa *fnAnalysis) unlock(h Handle, class string, st *state) {
+	unknown := strings.HasPrefix(class, "advisory@")
+	for i := range st.held {
+		e := fa.events[i]
+		if !e.Lock.Session || !sameConn(e.Conn, h.Conn) && h.Conn != fresh {
+			continue
+		}
+		if class == "" || e.Lock.Class == class || unknown && strings.HasPrefix(e.Lock.Class, "advisory@") {
+			delete(st.held, i)
+		}
+	}
+	if escapes(h.Conn) {
+		c := class
+		if unknown {
+			c = "?"
+		}
+		fa.unlocks[Unlock{Conn: h.Conn, Class: c}] = true
+	}
+}
+
+// addSink records that the function runs the text of its parameter p.
+func (fa *fnAnalysis) addSink(p int, h Handle, params ssa.Value, batch bool) {
+	args := -1
+	if prm, ok := params.(*ssa.Parameter); ok {
+		args = slices.Index(fa.fn.Params, prm)
+	}
+	k := Sink{Param: p, Args: args, Handle: h, Batch: batch}
+	key := fmt.Sprint(k)
+	if fa.sinks[key] {
+		return
+	}
+	fa.sinks[key] = true
+	fa.sum.Sinks = append(fa.sum.Sinks, k)
+}
+
+// sendBatch runs the statements queued in a pgx.Batch, in the order they
+// were queued, as one unit.
+func (fa *fnAnalysis) sendBatch(site ssa.Instruction, h Handle, batch ssa.Value, st *state) {
+	root := batchRoot(batch)
+	if root == nil {
+		return
+	}
+	type queued struct {
+		pos  int
+		text []string
+		keys []ssa.Value
+	}
+	var qs []queued
+	for _, b := range fa.fn.Blocks {
+		for i, instr := range b.Instrs {
+			call, ok := instr.(*ssa.Call)
+			if !ok {
+				continue
+			}
+			op := sqlsite.Classify(call.Common())
+			if op.Kind != sqlsite.Queue || batchRoot(op.Recv) != root {
+				continue
+			}
+			t := sqlsite.Resolve(op.Args[op.Query])
+			for _, p := range t.Params {
+				fa.addSink(p, h, argOrNil(op.Args, op.Params), true)
+			}
+			if len(t.SQL) == 0 {
+				continue
+			}
+			keys, _ := sqlsite.VariadicElems(argOrNil(op.Args, op.Params))
+			qs = append(qs, queued{pos: b.Index*10000 + i, text: t.SQL, keys: keys})
+		}
+	}
+	slices.SortFunc(qs, func(a, b queued) int { return cmp.Compare(a.pos, b.pos) })
+	if len(qs) == 0 {
+		return
+	}
+	units := make([][]string, len(qs))
+	keys := make([][]ssa.Value, len(qs))
+	for i, q := range qs {
+		units[i], keys[i] = q.text, q.keys
+	}
+	fa.runTexts(site, h, units, keys, st)
+}
+
+// batchRoot finds the allocation of a batch value.
+func batchRoot(v ssa.Value) ssa.Value {
+	for range 8 {
+		switch x := v.(type) {
+		case *ssa.Alloc:
+			return x
+		case *ssa.UnOp:
+			v = x.X
+		case *ssa.Phi:
+			if len(x.Edges) == 0 {
+				return nil
+			}
+			v = x.Edges[0]
+		default:
+			return v
+		}
+	}
+	return nil
+}
+
+// preparedStmt finds the handle and the query text of a database/sql
+// prepared statement.
+func (fa *fnAnalysis) preparedStmt(v ssa.Value) (Handle, ssa.Value, bool) {
+	var call *ssa.Call
+	switch x := v.(type) {
+	case *ssa.Extract:
+		call, _ = x.Tuple.(*ssa.Call)
+	case *ssa.Call:
+		call = x
+	}
+	if call == nil {
+		return Handle{}, nil, false
+	}
+	op := sqlsite.Classify(call.Common())
+	switch op.Kind {
+	case sqlsite.Prepare:
+		if op.Query < 0 {
+			return Handle{}, nil, false
+		}
+		return fa.handleOf(op.Recv), op.Args[op.Query], true
+	case sqlsite.BindStmt:
+		_, q, ok := fa.preparedStmt(op.Args[op.Query])
+		return fa.handleOf(op.Recv), q, ok
+	}
+	return Handle{}, nil, false
+}

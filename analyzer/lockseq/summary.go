@@ -1,0 +1,202 @@
+// Package lockseq computes, per function, the order in which locks are
+// taken: which locks are held when each new lock is requested, with
+// transaction and connection scope, through the SSA control-flow graph and
+// across calls.
+//
+// The result for one function is a Summary that its callers apply at each
+// call site, mapping the handles it names (its parameters and the fields
+// reachable from them) to their own: that is how a helper that receives a
+// transaction contributes its locks to the caller's transaction. Summaries of
+// exported functions and methods cross package boundaries as facts. Where
+// both ends of a "held while waiting" pair are known, the analysis emits a
+// lock-order edge (lockgraph.Edge).
+package lockseq
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+)
+
+// Ref names a database handle relative to one function:
+//
+//	"p2.db"     field db of the function's parameter 2 (free variables of
+//	            a closure are numbered after its parameters)
+//	"g:pkg.V"   package-level variable V
+//	"L3"        a handle the function creates itself (Begin, Acquire)
+//	"F"         a fresh pooled connection, different from every other
+//	""          none
+type Ref string
+
+// fresh is the connection of a statement run on a pool: never equal to any
+// other connection.
+const fresh Ref = "F"
+
+// param reports whether r is rooted at a parameter, and which.
+func (r Ref) param() (int, string, bool) {
+	if !strings.HasPrefix(string(r), "p") {
+		return 0, "", false
+	}
+	s := string(r[1:])
+	root, path, _ := strings.Cut(s, ".")
+	var n int
+	if _, err := fmt.Sscanf(root, "%d", &n); err != nil {
+		return 0, "", false
+	}
+	return n, path, true
+}
+
+// local reports whether r names a handle private to one function call.
+func (r Ref) local() bool { return strings.HasPrefix(string(r), "L") || strings.HasPrefix(string(r), "C") }
+
+// sameConn reports whether two connection refs surely name one connection.
+func sameConn(a, b Ref) bool { return a == b && a != fresh && a != "" }
+
+// Hold says whether and how a granted lock stays held after its statement.
+type Hold uint8
+
+// Holds.
+const (
+	// HoldNone: the statement ran in autocommit mode; nothing is held.
+	HoldNone Hold = iota
+	// HoldTx: held until the transaction Tx ends.
+	HoldTx
+	// HoldConnTx: held until COMMIT or ROLLBACK sent as SQL on Conn.
+	HoldConnTx
+	// HoldSession: a session advisory lock, held until unlocked on Conn
+	// or until Conn is closed.
+	HoldSession
+	// HoldCond: held until Tx ends if the caller's handle for Tx is a
+	// transaction (Tx is a parameter of interface type such as DBTX).
+	HoldCond
+)
+
+// Handle is a database handle as one function sees it.
+type Handle struct {
+	Ref  Ref
+	Kind sqlsite.HandleKind
+	// Conn names the connection the handle runs on: the handle itself
+	// for a connection, the connection a transaction was begun on, fresh
+	// for a pool.
+	Conn Ref
+}
+
+// Event is one lock request a function makes, directly or in a callee.
+type Event struct {
+	Lock lockgraph.Lock
+	// Tx is the handle the statement ran on and TxKind its kind.
+	Tx     Ref
+	TxKind sqlsite.HandleKind
+	// Conn is the connection the statement ran on.
+	Conn Ref
+	Hold Hold
+	// Path leads from the function to the request.
+	Path []lockgraph.Frame
+	// Stmt identifies the SQL statement: locks of one statement are taken
+	// together, never one while holding another.
+	Stmt string
+}
+
+// Pair says that event Held may still be held when event Wanted is
+// requested, if Held's handle turns out to be a transaction (HoldCond).
+type Pair struct{ Held, Wanted int }
+
+// Flow says that result Result of the function, at field path Path
+// ("" for the result itself, "db" for its field db), is handle Handle.
+type Flow struct {
+	Result int
+	Path   string
+	Handle Handle
+}
+
+// Sink says that the function runs the SQL text of its parameter Param on
+// Handle, with the query arguments of parameter Args (-1 if none): at each
+// call site the argument's text is analysed as if run there.
+type Sink struct {
+	Param  int
+	Args   int
+	Handle Handle
+	// Batch is set when the text is queued in a batch rather than run.
+	Batch bool
+}
+
+// Release says that the function ends the handle Ref: commits or rolls back
+// a transaction (Conn false) or releases a connection (Conn true).
+type Release struct {
+	Ref  Ref
+	Conn bool
+}
+
+// Summary is what a function does with locks, in terms its callers can map
+// to their own handles. It is exported as a fact for exported functions and
+// methods.
+type Summary struct {
+	Events   []Event
+	Pairs    []Pair
+	Exit     []int
+	Releases []Release
+	Returns  []Flow
+	Sinks    []Sink
+	// Unlocks lists connections on which the function releases session
+	// advisory locks, with the class ("" for all).
+	Unlocks []Unlock
+}
+
+// Unlock says that the function releases the session advisory lock Class
+// ("" for every one, and for keys unknown before run time: "?") on Conn.
+type Unlock struct {
+	Conn  Ref
+	Class string
+}
+
+// AFact marks Summary as an analysis fact.
+func (*Summary) AFact() {}
+
+// Empty reports whether the summary says nothing a caller needs.
+func (s *Summary) Empty() bool {
+	return s == nil || len(s.Events) == 0 && len(s.Releases) == 0 && len(s.Returns) == 0 && len(s.Sinks) == 0 && len(s.Unlocks) == 0
+}
+
+// String renders the summary compactly for tests and debugging:
+// "locks(row:a FOR UPDATE@p1, ...) returns(0.db=p1) sinks(1@p0.db)".
+func (s *Summary) String() string {
+	var parts []string
+	if len(s.Events) > 0 {
+		var ev []string
+		for _, e := range s.Events {
+			ev = append(ev, fmt.Sprintf("%s %s@%s", e.Lock.Class, e.Lock.Mode, e.Tx))
+		}
+		parts = append(parts, "locks("+strings.Join(ev, ", ")+")")
+	}
+	if len(s.Exit) > 0 {
+		parts = append(parts, fmt.Sprintf("holds%v", s.Exit))
+	}
+	if len(s.Returns) > 0 {
+		var fl []string
+		for _, f := range s.Returns {
+			p := fmt.Sprint(f.Result)
+			if f.Path != "" {
+				p += "." + f.Path
+			}
+			fl = append(fl, fmt.Sprintf("%s=%s(%s)", p, f.Handle.Ref, f.Handle.Kind))
+		}
+		parts = append(parts, "returns("+strings.Join(fl, ", ")+")")
+	}
+	if len(s.Sinks) > 0 {
+		var sk []string
+		for _, k := range s.Sinks {
+			sk = append(sk, fmt.Sprintf("%d@%s", k.Param, k.Handle.Ref))
+		}
+		parts = append(parts, "sinks("+strings.Join(sk, ", ")+")")
+	}
+	if len(s.Releases) > 0 {
+		var rl []string
+		for _, r := range s.Releases {
+			rl = append(rl, string(r.Ref))
+		}
+		parts = append(parts, "ends("+strings.Join(rl, ", ")+")")
+	}
+	return strings.Join(parts, " ")
+}

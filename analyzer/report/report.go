@@ -1,0 +1,185 @@
+// Package report turns lock-order cycles into messages a developer can act
+// on: both (or all) code paths with file:line of each acquisition and the
+// call chain to it, why the cycle deadlocks or hangs, and the fix.
+//
+// The whole evidence is written into the message text, not only into
+// related locations: golangci-lint and GitHub annotations keep one position
+// per finding and drop the rest.
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+)
+
+// Category names of the findings, one per rule family.
+const (
+	CategoryInversion   = "lock-order"
+	CategorySession     = "session-advisory-cycle"
+	CategoryCrossConn   = "cross-connection"
+	CategoryPoolAdvisor = "session-advisory-on-pool"
+)
+
+// Options control how positions are shown.
+type Options struct {
+	// Rel shortens a "file:line:col" position for display, for example
+	// by making the file name relative to the working directory; nil
+	// keeps positions as they are.
+	Rel func(pos string) string
+}
+
+func (o Options) rel(pos string) string {
+	if o.Rel == nil {
+		return pos
+	}
+	return o.Rel(pos)
+}
+
+// Category returns the category of a cycle's finding.
+func Category(c *lockgraph.Cycle) string {
+	switch c.Severity {
+	case lockgraph.CrossConnection:
+		return CategoryCrossConn
+	case lockgraph.SessionAdvisory:
+		return CategorySession
+	}
+	return CategoryInversion
+}
+
+// Message renders the full message for a cycle.
+func Message(c *lockgraph.Cycle, o Options) string {
+	var b strings.Builder
+	b.WriteString(headline(c))
+	for i, s := range c.Steps {
+		fmt.Fprintf(&b, "\n  path %d: %s holds %s while waiting for %s", i+1, s.Func, s.Held, s.Wanted)
+		if s.CrossConn {
+			b.WriteString(" on another connection")
+		}
+		if i == c.Breaker && len(c.Steps) > 1 {
+			others := 0
+			for j, n := range c.Agree {
+				if j != i {
+					others += n
+				}
+			}
+			fmt.Fprintf(&b, " (this path breaks the order that %d other %s)", others, plural(others, "path follows", "paths follow"))
+		}
+		writeFrames(&b, "takes", s.HeldPath, o)
+		writeFrames(&b, "then waits", s.WantedPath, o)
+	}
+	b.WriteString("\n  fix: ")
+	b.WriteString(fix(c))
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func writeFrames(b *strings.Builder, verb string, frames []lockgraph.Frame, o Options) {
+	for i, f := range frames {
+		label := "      "
+		if i == 0 {
+			label = "    " + verb + ":"
+			label += strings.Repeat(" ", max(0, 16-len(label)))
+		} else {
+			label = strings.Repeat(" ", 16)
+		}
+		fmt.Fprintf(b, "\n%s%s: %s", label, o.rel(f.Pos), f.What)
+		if i > 0 {
+			fmt.Fprintf(b, " (in %s)", f.Func)
+		}
+	}
+}
+
+func headline(c *lockgraph.Cycle) string {
+	if len(c.Steps) == 1 {
+		s := c.Steps[0]
+		return fmt.Sprintf("application self-deadlock: %s holds %s and then waits for %s on another connection; "+
+			"PostgreSQL cannot see a wait that passes through the application, so if that statement touches what the "+
+			"first connection locked it hangs forever (lock_timeout bounds it)", s.Func, s.Held, s.Wanted)
+	}
+	names := make([]string, len(c.Steps))
+	for i, s := range c.Steps {
+		names[i] = lockgraph.ClassName(s.Held.Class)
+	}
+	var what string
+	if len(names) == 2 {
+		what = fmt.Sprintf("%s and %s are locked in opposite orders", names[0], names[1])
+	} else {
+		what = fmt.Sprintf("%s are locked in a cycle of %d paths", strings.Join(names, ", "), len(names))
+	}
+	switch c.Severity {
+	case lockgraph.CrossConnection:
+		return "application deadlock: " + what + ", and one path waits on a second connection while its first " +
+			"holds a lock; PostgreSQL cannot see the wait through the application, so this hangs forever " +
+			"instead of failing with 40P01 (lock_timeout bounds it)"
+	case lockgraph.SessionAdvisory:
+		return "lock-order inversion through a session-level advisory lock: " + what + "; PostgreSQL detects the " +
+			"deadlock (40P01), but the session lock survives the error and the ROLLBACK, so the other path stays " +
+			"blocked until the application unlocks or disconnects"
+	}
+	return "lock-order inversion: " + what + "; concurrent transactions can deadlock (PostgreSQL aborts one with " +
+		"40P01 after deadlock_timeout)"
+}
+
+// fix says how to break the cycle: one global order, taken from the paths
+// that agree when there is a majority.
+func fix(c *lockgraph.Cycle) string {
+	if len(c.Steps) == 1 {
+		s := c.Steps[0]
+		return fmt.Sprintf("in %s, run the second statement on the same transaction or connection, or commit "+
+			"before it", s.Func)
+	}
+	var parts []string
+	if len(c.Steps) == 2 {
+		// Order by the path that does not break it.
+		good := 0
+		if c.Breaker == 0 {
+			good = 1
+		}
+		first, second := lockgraph.ShortName(c.Steps[good].Held.Class), lockgraph.ShortName(c.Steps[good].Wanted.Class)
+		msg := fmt.Sprintf("take %s before %s on every path", first, second)
+		if c.Breaker >= 0 {
+			msg += fmt.Sprintf(" (change %s to lock %s first)", c.Steps[c.Breaker].Func, first)
+		}
+		parts = append(parts, msg)
+	} else {
+		order := make([]string, 0, len(c.Steps))
+		start := 0
+		if c.Breaker >= 0 {
+			// The order of the other paths starts where the breaker
+			// waits.
+			start = (c.Breaker + 1) % len(c.Steps)
+		}
+		for i := range c.Steps {
+			order = append(order, lockgraph.ShortName(c.Steps[(start+i)%len(c.Steps)].Held.Class))
+		}
+		msg := "take " + strings.Join(order, ", then ") + " in this one order on every path"
+		if c.Breaker >= 0 {
+			msg += fmt.Sprintf(" (%s breaks it)", c.Steps[c.Breaker].Func)
+		}
+		parts = append(parts, msg)
+	}
+	switch c.Severity {
+	case lockgraph.SessionAdvisory:
+		parts = append(parts, "use pg_advisory_xact_lock, which ends with the transaction, instead of pg_advisory_lock")
+	case lockgraph.CrossConnection:
+		parts = append(parts, "never wait on a second connection while the first holds locks (use the same "+
+			"transaction, or commit first), and set lock_timeout so that a hang becomes an error")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// LeakMessage is the message for a session advisory lock taken on a pool.
+func LeakMessage(l lockgraph.Lock) string {
+	return fmt.Sprintf("session-level %s is taken on a connection pool: the unlock may run on another pooled "+
+		"connection, and the lock then stays with a connection nobody owns; take it on a dedicated connection "+
+		"(pool.Acquire / db.Conn) and unlock it there, or use pg_advisory_xact_lock inside a transaction",
+		lockgraph.ClassName(l.Class))
+}

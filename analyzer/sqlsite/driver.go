@@ -1,0 +1,352 @@
+// Package sqlsite recognises the calls through which Go code runs SQL and
+// resolves the query text they run.
+//
+// It models the database APIs pglockorder understands (database/sql, pgx v4
+// and v5 with pgxpool, and any interface whose Exec/Query/QueryRow methods
+// take the query as a string, such as sqlc's DBTX) as a small vocabulary of
+// operations: run a query, begin a transaction, commit or roll it back,
+// acquire or release a connection, queue and send a batch, and run a callback
+// inside a transaction. Everything downstream works on that vocabulary, never
+// on driver names.
+package sqlsite
+
+import (
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// HandleKind is what a database handle is, as far as locks are concerned.
+type HandleKind uint8
+
+// Handle kinds.
+const (
+	// NotHandle is a value that is no database handle.
+	NotHandle HandleKind = iota
+	// Pool runs each statement on some pooled connection in autocommit
+	// mode (*sql.DB, *pgxpool.Pool): it holds no lock after a statement.
+	Pool
+	// Conn is one dedicated connection (*sql.Conn, *pgx.Conn,
+	// *pgxpool.Conn): autocommit unless a transaction is begun on it, and
+	// the owner of session-level advisory locks.
+	Conn
+	// Tx is a transaction (*sql.Tx, pgx.Tx, *pgxpool.Tx): it holds its
+	// locks until Commit or Rollback.
+	Tx
+	// Maybe is an interface that any of the above may implement (sqlc's
+	// DBTX, a hand-written Querier): only the caller knows which.
+	Maybe
+)
+
+func (k HandleKind) String() string {
+	switch k {
+	case Pool:
+		return "pool"
+	case Conn:
+		return "connection"
+	case Tx:
+		return "transaction"
+	case Maybe:
+		return "handle"
+	}
+	return "none"
+}
+
+// OpKind is the kind of database operation a call performs.
+type OpKind uint8
+
+// Operations.
+const (
+	// NoOp is a call that is not a database operation.
+	NoOp OpKind = iota
+	// Query runs the SQL text in argument Op.Query on the receiver.
+	Query
+	// Begin starts a transaction on the receiver and returns it as
+	// result 0.
+	Begin
+	// Commit ends the receiver transaction.
+	Commit
+	// Rollback ends the receiver transaction.
+	Rollback
+	// Acquire takes a dedicated connection from the receiver pool and
+	// returns it as result 0.
+	Acquire
+	// Release gives the receiver connection back (Close on a *sql.Conn,
+	// Release on a *pgxpool.Conn, Close on a *pgx.Conn): its session
+	// advisory locks end.
+	Release
+	// Queue adds the SQL text in argument Op.Query to the receiver batch.
+	Queue
+	// SendBatch runs the batch in argument Op.Batch on the receiver.
+	SendBatch
+	// Prepare prepares the SQL text in argument Op.Query on the receiver
+	// and returns a statement as result 0.
+	Prepare
+	// StmtRun runs the receiver prepared statement.
+	StmtRun
+	// BindStmt returns the prepared statement in argument Op.Query bound
+	// to the receiver transaction (sql.Tx.Stmt).
+	BindStmt
+	// BeginFunc begins a transaction on argument Op.DB, calls the function
+	// in argument Op.Func with it, and commits.
+	BeginFunc
+)
+
+// Op is one recognised database operation at a call site.
+type Op struct {
+	Kind OpKind
+	// Recv is the value the operation applies to (the receiver of a
+	// method, or the db argument of pgx.BeginFunc); nil if none.
+	Recv ssa.Value
+	// RecvKind is the handle kind of Recv's static type.
+	RecvKind HandleKind
+	// Query is the index in Args of the query text (Query, Queue,
+	// Prepare) or the prepared statement (BindStmt); -1 if none.
+	Query int
+	// Params is the index in Args of the first query parameter; the
+	// parameters follow it, packed in a slice when the method is
+	// variadic. -1 if none.
+	Params int
+	// Batch is the index in Args of the batch (SendBatch).
+	Batch int
+	// Func is the index in Args of the callback (BeginFunc).
+	Func int
+	// Args are the call's arguments without the receiver.
+	Args []ssa.Value
+}
+
+const (
+	pkgSQL    = "database/sql"
+	pkgPgx5   = "github.com/jackc/pgx/v5"
+	pkgPgx4   = "github.com/jackc/pgx/v4"
+	pkgPool5  = "github.com/jackc/pgx/v5/pgxpool"
+	pkgPool4  = "github.com/jackc/pgx/v4/pgxpool"
+	pkgSQLMod = "database/sql/driver"
+)
+
+// queryMethods are the method names that run a query given as a string.
+var queryMethods = map[string]bool{
+	"Exec": true, "ExecContext": true,
+	"Query": true, "QueryContext": true,
+	"QueryRow": true, "QueryRowContext": true,
+}
+
+// KindOf returns the handle kind of a value of type t.
+func KindOf(t types.Type) HandleKind {
+	if t == nil {
+		return NotHandle
+	}
+	if pkg, name, ok := namedPath(t); ok {
+		switch pkg {
+		case pkgSQL:
+			switch name {
+			case "DB":
+				return Pool
+			case "Conn":
+				return Conn
+			case "Tx":
+				return Tx
+			}
+		case pkgPgx5, pkgPgx4:
+			switch name {
+			case "Conn":
+				return Conn
+			case "Tx":
+				return Tx
+			}
+		case pkgPool5, pkgPool4:
+			switch name {
+			case "Pool":
+				return Pool
+			case "Conn":
+				return Conn
+			case "Tx":
+				return Tx
+			}
+		}
+	}
+	if iface, ok := t.Underlying().(*types.Interface); ok && isQuerier(iface) {
+		return Maybe
+	}
+	return NotHandle
+}
+
+// isQuerier reports whether an interface has a method that runs a query
+// given as a string, which makes it a stand-in for a database handle.
+func isQuerier(iface *types.Interface) bool {
+	for m := range iface.Methods() {
+		if queryMethods[m.Name()] && queryIndex(m.Signature()) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// namedPath returns the package path and name of t's named type, looking
+// through one pointer.
+func namedPath(t types.Type) (pkg, name string, ok bool) {
+	if p, isPtr := types.Unalias(t).(*types.Pointer); isPtr {
+		t = p.Elem()
+	}
+	n, isNamed := types.Unalias(t).(*types.Named)
+	if !isNamed || n.Obj().Pkg() == nil {
+		return "", "", false
+	}
+	return n.Obj().Pkg().Path(), n.Obj().Name(), true
+}
+
+// queryIndex returns the index of a signature's query parameter: the first
+// parameter, or the second when the first is a context.Context; -1 when that
+// parameter is not a string.
+func queryIndex(sig *types.Signature) int {
+	params := sig.Params()
+	i := 0
+	if params.Len() > 0 && isContext(params.At(0).Type()) {
+		i = 1
+	}
+	if i < params.Len() && isString(params.At(i).Type()) {
+		return i
+	}
+	return -1
+}
+
+func isContext(t types.Type) bool {
+	pkg, name, ok := namedPath(t)
+	return ok && pkg == "context" && name == "Context"
+}
+
+func isString(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+// Classify returns the database operation that call performs, or an Op of
+// kind NoOp.
+func Classify(call *ssa.CallCommon) Op {
+	op := Op{Query: -1, Params: -1, Batch: -1, Func: -1}
+	var (
+		recv ssa.Value
+		fn   *types.Func
+		args []ssa.Value
+	)
+	switch {
+	case call.IsInvoke():
+		recv, fn, args = call.Value, call.Method, call.Args
+	default:
+		callee := call.StaticCallee()
+		if callee == nil {
+			return op
+		}
+		obj, ok := callee.Object().(*types.Func)
+		if !ok {
+			return op
+		}
+		fn = obj
+		args = call.Args
+		if obj.Signature().Recv() != nil && len(args) > 0 {
+			recv, args = args[0], args[1:]
+		}
+	}
+	if fn == nil || fn.Pkg() == nil {
+		return op
+	}
+	op.Args = args
+	sig := fn.Signature()
+	if recv == nil {
+		return classifyFunc(op, fn)
+	}
+	op.Recv = recv
+	op.RecvKind = KindOf(recv.Type())
+	name := fn.Name()
+	pkg := fn.Pkg().Path()
+	if pkg == pkgPgx5 || pkg == pkgPgx4 {
+		if _, tname, ok := namedPath(recv.Type()); ok && tname == "Batch" && name == "Queue" {
+			op.Kind, op.Query, op.Params = Queue, 0, 1
+			return op
+		}
+	}
+	if pkg == pkgSQL {
+		if _, tname, ok := namedPath(recv.Type()); ok && tname == "Stmt" {
+			switch name {
+			case "Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext":
+				op.Kind = StmtRun
+				op.Params = 0
+				if strings.HasSuffix(name, "Context") {
+					op.Params = 1
+				}
+			}
+			return op
+		}
+	}
+	if op.RecvKind == NotHandle {
+		return op
+	}
+	switch name {
+	case "Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext":
+		if i := queryIndex(sig); i >= 0 {
+			op.Kind, op.Query, op.Params = Query, i, i+1
+		}
+	case "Begin", "BeginTx":
+		if sig.Results().Len() > 0 && KindOf(sig.Results().At(0).Type()) == Tx {
+			op.Kind = Begin
+		}
+	case "Commit":
+		op.Kind = Commit
+	case "Rollback":
+		op.Kind = Rollback
+	case "Conn", "Acquire":
+		if sig.Results().Len() > 0 && KindOf(sig.Results().At(0).Type()) == Conn {
+			op.Kind = Acquire
+		}
+	case "Release":
+		op.Kind = Release
+	case "Close":
+		if op.RecvKind == Conn {
+			op.Kind = Release
+		}
+	case "SendBatch":
+		op.Kind, op.Batch = SendBatch, sig.Params().Len()-1
+	case "Prepare", "PrepareContext":
+		if pkg == pkgSQL {
+			op.Kind, op.Query = Prepare, queryIndex(sig)
+		}
+	case "Stmt", "StmtContext":
+		if pkg == pkgSQL && op.RecvKind == Tx {
+			op.Kind, op.Query = BindStmt, len(args)-1
+		}
+	case "BeginFunc", "BeginTxFunc":
+		// pgx v4 methods: conn.BeginFunc(ctx, f), pool.BeginTxFunc(ctx, opts, f).
+		op.Kind, op.Func = BeginFunc, len(args)-1
+	}
+	return op
+}
+
+// classifyFunc handles package-level functions: pgx v5's BeginFunc and
+// BeginTxFunc, which take the database as an argument.
+func classifyFunc(op Op, fn *types.Func) Op {
+	pkg := fn.Pkg().Path()
+	if pkg != pkgPgx5 && pkg != pkgPgx4 {
+		return op
+	}
+	switch fn.Name() {
+	case "BeginFunc", "BeginTxFunc":
+		if len(op.Args) >= 3 {
+			op.Kind = BeginFunc
+			op.Recv = op.Args[1]
+			op.RecvKind = KindOf(op.Recv.Type())
+			op.Func = len(op.Args) - 1
+		}
+	}
+	return op
+}
+
+// IsDriverPackage reports whether path is a database API package whose
+// bodies pglockorder models instead of analysing.
+func IsDriverPackage(path string) bool {
+	switch path {
+	case pkgSQL, pkgSQLMod, pkgPgx5, pkgPgx4, pkgPool5, pkgPool4:
+		return true
+	}
+	return strings.HasPrefix(path, pkgPgx5+"/") || strings.HasPrefix(path, pkgPgx4+"/")
+}

@@ -1,0 +1,334 @@
+package sqlsite
+
+import (
+	"fmt"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// maxTexts bounds the number of alternative query texts kept for one value,
+// so that a long chain of branches cannot blow up the analysis.
+const maxTexts = 32
+
+// maxDepth bounds how far resolution follows calls and definitions.
+const maxDepth = 8
+
+// Text is what is known about the SQL text a string value can hold.
+type Text struct {
+	// SQL lists the possible constant texts, sorted and without repeats.
+	SQL []string
+	// Params lists the indexes of the enclosing function's parameters
+	// (free variables of a closure follow its parameters) that the text
+	// may come from unchanged: the function is then itself a SQL sink
+	// for its callers.
+	Params []int
+	// Unknown is set when some alternative could not be resolved (it came
+	// from a run-time value).
+	Unknown bool
+}
+
+// Resolve returns the possible texts of the string value v. It follows
+// constants (including other packages' constants, which SSA inlines),
+// string concatenation, φ-nodes (each alternative is a possible query),
+// fmt.Sprintf with a constant format and resolvable arguments, conversions,
+// package-level variables initialised with constants in the same package, and
+// functions of the same package that return constant strings.
+func Resolve(v ssa.Value) Text {
+	r := resolver{seen: map[ssa.Value]bool{}}
+	t := r.resolve(v, 0)
+	t.SQL = dedupe(t.SQL)
+	sort.Ints(t.Params)
+	return t
+}
+
+type resolver struct {
+	seen map[ssa.Value]bool
+}
+
+func (r *resolver) resolve(v ssa.Value, depth int) Text {
+	if depth > maxDepth || r.seen[v] {
+		return Text{Unknown: true}
+	}
+	r.seen[v] = true
+	defer delete(r.seen, v)
+
+	switch v := v.(type) {
+	case *ssa.Const:
+		if v.Value != nil && v.Value.Kind() == constant.String {
+			return Text{SQL: []string{constant.StringVal(v.Value)}}
+		}
+	case *ssa.Parameter:
+		if i := paramIndex(v); i >= 0 {
+			return Text{Params: []int{i}}
+		}
+	case *ssa.FreeVar:
+		if fn := v.Parent(); fn != nil {
+			for i, fv := range fn.FreeVars {
+				if fv == v {
+					return Text{Params: []int{len(fn.Params) + i}}
+				}
+			}
+		}
+	case *ssa.BinOp:
+		if v.Op == token.ADD {
+			return concat(r.resolve(v.X, depth+1), r.resolve(v.Y, depth+1))
+		}
+	case *ssa.Phi:
+		var out Text
+		for _, e := range v.Edges {
+			out = union(out, r.resolve(e, depth+1))
+		}
+		return out
+	case *ssa.ChangeType:
+		return r.resolve(v.X, depth+1)
+	case *ssa.Convert:
+		if isString(v.X.Type()) {
+			return r.resolve(v.X, depth+1)
+		}
+	case *ssa.MakeInterface:
+		return r.resolve(v.X, depth+1)
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			if g, ok := v.X.(*ssa.Global); ok {
+				return r.global(g, depth)
+			}
+		}
+	case *ssa.Call:
+		return r.call(v, depth)
+	}
+	return Text{Unknown: true}
+}
+
+// global resolves a package-level string variable from the stores to it in
+// its package's init function.
+func (r *resolver) global(g *ssa.Global, depth int) Text {
+	init := g.Pkg.Func("init")
+	if init == nil {
+		return Text{Unknown: true}
+	}
+	var out Text
+	found := false
+	for _, b := range init.Blocks {
+		for _, instr := range b.Instrs {
+			if st, ok := instr.(*ssa.Store); ok && st.Addr == g {
+				out = union(out, r.resolve(st.Val, depth+1))
+				found = true
+			}
+		}
+	}
+	if !found {
+		return Text{Unknown: true}
+	}
+	// A variable can be reassigned anywhere; only an unexported one
+	// that nobody else stores to is really known. Keep it simple: trust
+	// the initialiser, the way the code's readers do.
+	return out
+}
+
+// call resolves fmt.Sprintf and same-package functions returning strings.
+func (r *resolver) call(c *ssa.Call, depth int) Text {
+	callee := c.Call.StaticCallee()
+	if callee == nil {
+		return Text{Unknown: true}
+	}
+	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == "fmt" && callee.Name() == "Sprintf" {
+		return r.sprintf(c.Call.Args, depth)
+	}
+	if callee.Blocks == nil || len(callee.Params) > 0 || callee.Signature.Results().Len() != 1 {
+		return Text{Unknown: true}
+	}
+	var out Text
+	for _, b := range callee.Blocks {
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(ret.Results) == 1 {
+			out = union(out, r.resolve(ret.Results[0], depth+1))
+		}
+	}
+	return out
+}
+
+// sprintf formats a constant format with resolvable arguments, trying every
+// combination of alternatives (bounded by maxTexts).
+func (r *resolver) sprintf(args []ssa.Value, depth int) Text {
+	if len(args) != 2 {
+		return Text{Unknown: true}
+	}
+	format := r.resolve(args[0], depth+1)
+	if format.Unknown || len(format.Params) > 0 || len(format.SQL) == 0 {
+		return Text{Unknown: true}
+	}
+	elems, ok := variadicElems(args[1])
+	if !ok {
+		return Text{Unknown: true}
+	}
+	combos := [][]any{nil}
+	for _, e := range elems {
+		alts, ok := r.constAlternatives(e, depth)
+		if !ok {
+			return Text{Unknown: true}
+		}
+		var next [][]any
+		for _, c := range combos {
+			for _, a := range alts {
+				if len(next) >= maxTexts {
+					break
+				}
+				next = append(next, append(append([]any(nil), c...), a))
+			}
+		}
+		combos = next
+	}
+	var out Text
+	for _, f := range format.SQL {
+		for _, c := range combos {
+			if len(out.SQL) >= maxTexts {
+				return out
+			}
+			out.SQL = append(out.SQL, fmt.Sprintf(f, c...))
+		}
+	}
+	return out
+}
+
+// constAlternatives returns the possible constant values of a Sprintf
+// argument.
+func (r *resolver) constAlternatives(v ssa.Value, depth int) ([]any, bool) {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	if c, ok := v.(*ssa.Const); ok && c.Value != nil {
+		switch c.Value.Kind() {
+		case constant.String:
+			return []any{constant.StringVal(c.Value)}, true
+		case constant.Int:
+			if i, exact := constant.Int64Val(c.Value); exact {
+				return []any{i}, true
+			}
+		case constant.Bool:
+			return []any{constant.BoolVal(c.Value)}, true
+		case constant.Float:
+			f, _ := constant.Float64Val(c.Value)
+			return []any{f}, true
+		}
+		return nil, false
+	}
+	if !isString(v.Type()) {
+		return nil, false
+	}
+	t := r.resolve(v, depth+1)
+	if t.Unknown || len(t.Params) > 0 || len(t.SQL) == 0 {
+		return nil, false
+	}
+	alts := make([]any, len(t.SQL))
+	for i, s := range t.SQL {
+		alts[i] = s
+	}
+	return alts, true
+}
+
+// VariadicElems returns the elements stored into the slice that SSA builds
+// for a variadic call's "..." parameter, in order. It reports false when v is
+// not such a slice literal (a slice passed with "xs...", say).
+func VariadicElems(v ssa.Value) ([]ssa.Value, bool) { return variadicElems(v) }
+
+func variadicElems(v ssa.Value) ([]ssa.Value, bool) {
+	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
+		return nil, true
+	}
+	sl, ok := v.(*ssa.Slice)
+	if !ok {
+		return nil, false
+	}
+	alloc, ok := sl.X.(*ssa.Alloc)
+	if !ok {
+		return nil, false
+	}
+	arr, ok := alloc.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Array)
+	if !ok {
+		return nil, false
+	}
+	elems := make([]ssa.Value, arr.Len())
+	for _, ref := range *alloc.Referrers() {
+		ia, ok := ref.(*ssa.IndexAddr)
+		if !ok {
+			continue
+		}
+		idx, ok := ia.Index.(*ssa.Const)
+		if !ok {
+			continue
+		}
+		i, _ := constant.Int64Val(idx.Value)
+		for _, r2 := range *ia.Referrers() {
+			if st, ok := r2.(*ssa.Store); ok && st.Addr == ia && int(i) < len(elems) {
+				elems[i] = st.Val
+			}
+		}
+	}
+	for _, e := range elems {
+		if e == nil {
+			return nil, false
+		}
+	}
+	return elems, true
+}
+
+func paramIndex(p *ssa.Parameter) int {
+	fn := p.Parent()
+	if fn == nil {
+		return -1
+	}
+	for i, q := range fn.Params {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+func concat(a, b Text) Text {
+	out := Text{Unknown: a.Unknown || b.Unknown}
+	// A parameter concatenated with anything else is no longer the
+	// parameter unchanged: the wrapper does not just pass it through.
+	if len(a.Params) > 0 || len(b.Params) > 0 {
+		out.Unknown = true
+	}
+	for _, x := range a.SQL {
+		for _, y := range b.SQL {
+			if len(out.SQL) >= maxTexts {
+				return out
+			}
+			out.SQL = append(out.SQL, x+y)
+		}
+	}
+	if (len(a.SQL) == 0 || len(b.SQL) == 0) && !out.Unknown {
+		out.Unknown = true
+	}
+	return out
+}
+
+func union(a, b Text) Text {
+	out := Text{Unknown: a.Unknown || b.Unknown}
+	out.SQL = append(append(out.SQL, a.SQL...), b.SQL...)
+	if len(out.SQL) > maxTexts {
+		out.SQL = out.SQL[:maxTexts]
+	}
+	out.Params = append(append(out.Params, a.Params...), b.Params...)
+	return out
+}
+
+func dedupe(ss []string) []string {
+	if len(ss) < 2 {
+		return ss
+	}
+	sort.Strings(ss)
+	out := ss[:1]
+	for _, s := range ss[1:] {
+		if s != out[len(out)-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
