@@ -1,4 +1,3 @@
-// Package api is the seed scenario's plan-change endpoint.
 package api // want package:"sql=true edges=12"
 
 import (

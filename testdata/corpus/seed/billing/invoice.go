@@ -1,4 +1,3 @@
-// Package billing is the seed scenario's invoice batch job.
 package billing // want package:"sql=true edges=8"
 
 import (
