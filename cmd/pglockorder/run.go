@@ -1,0 +1,233 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/report"
+)
+
+// Exit codes.
+const (
+	exitClean    = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitFindings = 3
+)
+
+// finding is one report of the whole-program run.
+type finding struct {
+	Pkg      string `json:"-"`
+	Posn     string `json:"posn"`
+	Category string `json:"category,omitempty"`
+	Message  string `json:"message"`
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pglockorder", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		dir      = fs.String("C", "", "change to `dir` before loading packages")
+		jsonOut  = fs.Bool("json", false, "print findings as JSON, in the shape of go vet -json")
+		tests    = fs.Bool("test", true, "also analyse test files")
+		verbose  = fs.Bool("v", false, "print what was loaded and how long each phase took")
+		maxCycle = fs.Int("maxcycle", 4, "longest cycle of locks to look for")
+		debug    = fs.Bool("debug", false, "print why SQL was skipped")
+		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
+	)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `pglockorder: report PostgreSQL lock-order inversions that can deadlock
+
+Usage:
+	pglockorder [flags] [packages]          whole-program analysis (default ./...)
+	go vet -vettool=$(which pglockorder) [packages]   per-package analysis
+
+Exit status: 0 no findings, 3 findings reported, 1 load or analysis error, 2 usage error.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitClean
+		}
+		return exitUsage
+	}
+	patterns := fs.Args()
+	if len(patterns) == 0 {
+		patterns = []string{"./..."}
+	}
+	if *maxCycle < 2 {
+		fmt.Fprintln(stderr, "pglockorder: -maxcycle must be at least 2")
+		return exitUsage
+	}
+	for name, val := range map[string]string{
+		"wholeprogram": "true",
+		"maxcycle":     fmt.Sprint(*maxCycle),
+		"debug":        fmt.Sprint(*debug),
+	} {
+		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
+			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+			return exitError
+		}
+	}
+
+	start := time.Now()
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Tests: *tests, Dir: *dir}
+	if *tags != "" {
+		cfg.BuildFlags = []string{"-tags=" + *tags}
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		fmt.Fprintf(stderr, "pglockorder: loading packages: %v\n", err)
+		return exitError
+	}
+	if n := packages.PrintErrors(pkgs); n > 0 {
+		fmt.Fprintf(stderr, "pglockorder: %d error(s) loading packages; fix them first (a package that does not type-check cannot be analysed)\n", n)
+		return exitError
+	}
+	if len(pkgs) == 0 {
+		fmt.Fprintf(stderr, "pglockorder: no packages match %s\n", strings.Join(patterns, " "))
+		return exitError
+	}
+	loaded := time.Since(start)
+
+	graph, err := checker.Analyze([]*analysis.Analyzer{analyzer.Analyzer}, pkgs, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitError
+	}
+	var (
+		edges    []*lockgraph.Edge
+		findings []finding
+		failed   bool
+	)
+	rel := relativizer(*dir)
+	for _, act := range graph.Roots {
+		if act.Err != nil {
+			fmt.Fprintf(stderr, "pglockorder: %s: %v\n", act.Package.PkgPath, act.Err)
+			failed = true
+			continue
+		}
+		if res, ok := act.Result.(*analyzer.Result); ok {
+			edges = append(edges, res.Edges...)
+		}
+		for _, d := range act.Diagnostics {
+			findings = append(findings, finding{
+				Pkg:      act.Package.PkgPath,
+				Posn:     rel(act.Package.Fset.Position(d.Pos).String()),
+				Category: d.Category,
+				Message:  d.Message,
+			})
+		}
+	}
+	analysed := time.Since(start) - loaded
+
+	cycles := lockgraph.New(edges).Cycles(*maxCycle)
+	for _, c := range cycles {
+		anchor := c.Steps[0]
+		if c.Breaker >= 0 {
+			anchor = c.Steps[c.Breaker]
+		}
+		findings = append(findings, finding{
+			Pkg:      anchor.Pkg,
+			Posn:     rel(anchor.Anchor()),
+			Category: report.Category(c),
+			Message:  report.Message(c, report.Options{Rel: rel}),
+		})
+	}
+	findings = dedupe(findings)
+	if *verbose {
+		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, analysed in %v; %d lock-order edges, %d cycles\n",
+			len(pkgs), loaded.Round(time.Millisecond), analysed.Round(time.Millisecond), len(lockgraph.Dedupe(edges)), len(cycles))
+	}
+	if *jsonOut {
+		if err := printJSON(stdout, findings); err != nil {
+			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+			return exitError
+		}
+	} else {
+		for _, f := range findings {
+			fmt.Fprintf(stdout, "%s: %s\n", f.Posn, f.Message)
+		}
+	}
+	switch {
+	case failed:
+		return exitError
+	case len(findings) > 0:
+		return exitFindings
+	}
+	return exitClean
+}
+
+// dedupe drops findings reported twice (a package and its test variant
+// share files) and sorts them by position.
+func dedupe(fs []finding) []finding {
+	seen := map[string]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := f.Posn + "\x00" + f.Message
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Posn < out[j].Posn })
+	return out
+}
+
+// printJSON prints findings as go vet -json does: by package, then by
+// analyzer.
+func printJSON(w io.Writer, fs []finding) error {
+	tree := map[string]map[string][]finding{}
+	for _, f := range fs {
+		pkg := strings.TrimSuffix(f.Pkg, ".test")
+		if tree[pkg] == nil {
+			tree[pkg] = map[string][]finding{}
+		}
+		tree[pkg][analyzer.Analyzer.Name] = append(tree[pkg][analyzer.Analyzer.Name], f)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "\t")
+	if err := enc.Encode(tree); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
+
+// relativizer returns a function that shows positions relative to the
+// working directory (or to dir, when -C is given) when they are inside it.
+func relativizer(dir string) func(string) string {
+	base, err := os.Getwd()
+	if err != nil {
+		return func(s string) string { return s }
+	}
+	if dir != "" {
+		base = filepath.Join(base, dir)
+	}
+	return func(pos string) string {
+		if !filepath.IsAbs(pos) {
+			return pos
+		}
+		if r, err := filepath.Rel(base, pos); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+		return pos
+	}
+}
