@@ -1,7 +1,9 @@
 package lockmodel
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -41,6 +43,9 @@ func Analyze(sql string) *Analysis {
 	return e.analysis
 }
 
+// errNUL reports a SQL string that contains a NUL byte.
+var errNUL = errors.New("SQL text contains a NUL byte")
+
 // analyze is Analyze without the cache.
 func analyze(sql string) (a *Analysis) {
 	defer func() {
@@ -51,6 +56,11 @@ func analyze(sql string) (a *Analysis) {
 			a = &Analysis{Err: fmt.Errorf("analyze SQL: internal error: %v", r)}
 		}
 	}()
+	if strings.IndexByte(sql, 0) >= 0 {
+		// The parser would stop at the NUL (a C string) and the server
+		// rejects such a query; either way the tail would be ignored.
+		return &Analysis{Err: fmt.Errorf("parse SQL: %w", errNUL)}
+	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		return &Analysis{Err: fmt.Errorf("parse SQL: %w", err)}

@@ -182,6 +182,8 @@ var analyzeCases = []struct {
 	// DDL.
 	{"truncate", "TRUNCATE ta, tb", []string{"table ta ACCESS EXCLUSIVE explicit", "table tb ACCESS EXCLUSIVE explicit"}},
 	{"alter table", "ALTER TABLE ta ADD COLUMN extra int", []string{"table ta ACCESS EXCLUSIVE explicit"}},
+	{"alter table rename", "ALTER TABLE ta RENAME TO tz; ALTER TABLE s.tb RENAME COLUMN v TO w; ALTER TABLE tc SET SCHEMA s",
+		[]string{"table ta ACCESS EXCLUSIVE explicit", "table s.tb ACCESS EXCLUSIVE explicit", "table tc ACCESS EXCLUSIVE explicit"}},
 	{"drop table", "DROP TABLE IF EXISTS ta, s.tb", []string{"table ta ACCESS EXCLUSIVE explicit", "table s.tb ACCESS EXCLUSIVE explicit"}},
 	{"create index", "CREATE INDEX ta_v ON ta (v)", []string{"table ta SHARE explicit"}},
 	{"create index concurrently", "CREATE INDEX CONCURRENTLY ta_v ON ta (v)", []string{"table ta SHARE UPDATE EXCLUSIVE explicit"}},
@@ -372,7 +374,7 @@ func TestAnalyzeLockFields(t *testing.T) {
 }
 
 func TestAnalyzeParseError(t *testing.T) {
-	for _, sql := range []string{"SELECT (", "SELEC 1", "BEGIN; SELECT * FROM t FOR UPDATE; COMMIT; oops"} {
+	for _, sql := range []string{"SELECT (", "SELEC 1", "BEGIN; SELECT * FROM t FOR UPDATE; COMMIT; oops", "SELECT * FROM t\x00; LOCK t"} {
 		a := Analyze(sql)
 		if a.Err == nil {
 			t.Errorf("Analyze(%q): no error", sql)

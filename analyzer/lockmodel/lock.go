@@ -169,15 +169,22 @@ type Effect struct {
 	Name string
 	// Stmt is the 0-based index of the statement in the string.
 	Stmt int
-	// Verb describes the statement for messages, for example
-	// "SELECT ... FOR UPDATE", "UPDATE", "DELETE", "INSERT ... ON CONFLICT",
-	// "MERGE", "LOCK TABLE ... IN SHARE MODE", "pg_advisory_lock".
+	// Verb describes the statement (or, for a lock taken by a sub-query,
+	// the sub-query) for messages, for example "SELECT", "SELECT ... FOR
+	// UPDATE", "SELECT ... FOR UPDATE SKIP LOCKED", "UPDATE", "DELETE",
+	// "INSERT", "INSERT ... ON CONFLICT DO UPDATE", "MERGE", "LOCK TABLE
+	// ... IN SHARE MODE", "TRUNCATE", "CREATE INDEX", "pg_advisory_lock",
+	// "BEGIN", "COMMIT AND CHAIN", "ROLLBACK TO SAVEPOINT".
 	Verb string
 }
 
 // Analysis is what a SQL string does to locks.
 type Analysis struct {
-	// Effects lists the effects in execution order.
+	// Effects lists the effects in execution order: statement by
+	// statement, and within a statement first its table locks (which
+	// PostgreSQL takes before it touches a row), then its row locks and
+	// advisory calls, those of CTEs and sub-queries before the rows of the
+	// query that contains them.
 	Effects []Effect
 	// Statements is the number of statements in the string. More than one
 	// statement run as one implicit transaction (simple query protocol):

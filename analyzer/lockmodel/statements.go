@@ -25,6 +25,17 @@ func statementEffects(stmt int, n *pg_query.Node) []Effect {
 		if s.AlterTableStmt.GetObjtype() == pg_query.ObjectType_OBJECT_TABLE {
 			w.ddl(tableName(s.AlterTableStmt.GetRelation()), AccessExclusive, "ALTER TABLE")
 		}
+	case *pg_query.Node_RenameStmt:
+		// ALTER TABLE ... RENAME [COLUMN | CONSTRAINT] is a statement
+		// of its own in the parse tree.
+		r := s.RenameStmt
+		if r.GetRenameType() == pg_query.ObjectType_OBJECT_TABLE || r.GetRelationType() == pg_query.ObjectType_OBJECT_TABLE {
+			w.ddl(tableName(r.GetRelation()), AccessExclusive, "ALTER TABLE")
+		}
+	case *pg_query.Node_AlterObjectSchemaStmt:
+		if s.AlterObjectSchemaStmt.GetObjectType() == pg_query.ObjectType_OBJECT_TABLE {
+			w.ddl(tableName(s.AlterObjectSchemaStmt.GetRelation()), AccessExclusive, "ALTER TABLE")
+		}
 	case *pg_query.Node_DropStmt:
 		if s.DropStmt.GetRemoveType() == pg_query.ObjectType_OBJECT_TABLE {
 			for _, obj := range s.DropStmt.GetObjects() {
