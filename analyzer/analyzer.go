@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"flag"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -23,7 +22,6 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        doc,
 	URL:        "https://github.com/pglockorder/pglockorder",
 	Run:        run,
-	Flags:      flags(),
 	FactTypes:  []analysis.Fact{new(lockseq.Summary), new(PackageInfo)},
 	ResultType: reflect.TypeFor[*Result](),
 }
@@ -42,13 +40,12 @@ var (
 	debugMode bool
 )
 
-func flags() flag.FlagSet {
-	fs := flag.NewFlagSet("pglockorder", flag.ExitOnError)
+func init() {
+	fs := &Analyzer.Flags
 	fs.IntVar(&maxCycle, "maxcycle", maxCycle, "longest cycle of locks to look for")
 	fs.BoolVar(&deferred, "wholeprogram", false,
 		"do not report cycles per package; the driver reports them over all packages (set by the pglockorder command)")
 	fs.BoolVar(&debugMode, "debug", false, "print why SQL was skipped")
-	return *fs
 }
 
 // PackageInfo is the package fact: whether the package runs SQL, and the

@@ -147,3 +147,20 @@ func Dedupe(edges []*Edge) []*Edge {
 func Conflicts(held, want Lock) bool {
 	return held.Class == want.Class && want.Waits && lockmodel.ModesConflict(held.Mode, want.Mode)
 }
+
+// Covers reports whether holding mode a already grants a request for mode b
+// by the same transaction: both lock the same kind of object and a blocks
+// every request that b blocks. (A transaction never waits for its own
+// locks, but a request for a mode its held one does not cover, such as ROW
+// EXCLUSIVE after SHARE on a table, still waits for other holders.)
+func Covers(a, b lockmodel.Mode) bool {
+	if a.Kind() == 0 || a.Kind() != b.Kind() {
+		return false
+	}
+	for r := lockmodel.Mode(1); r < 64; r++ {
+		if r.Kind() == a.Kind() && lockmodel.ModesConflict(b, r) && !lockmodel.ModesConflict(a, r) {
+			return false
+		}
+	}
+	return true
+}

@@ -15,7 +15,7 @@ import (
 // transaction, and what it still holds at return is held by the caller.
 func (fa *fnAnalysis) apply(site ssa.Instruction, sum *Summary, args []ssa.Value, bind binder, st *state) {
 	for _, k := range sum.Sinks {
-		if k.Param >= len(args) {
+		if k.Param >= len(args) || args[k.Param] == nil {
 			continue
 		}
 		h := fa.mapHandle(k.Handle, site, bind)
@@ -40,7 +40,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, sum *Summary, args []ssa.Value
 			continue
 		}
 		if h := mapped[p.Held]; fa.events[h].Hold != HoldNone {
-			fa.edge(h, mapped[p.Wanted], fa.events[mapped[p.Wanted]])
+			fa.edge(h, mapped[p.Wanted], fa.events[mapped[p.Wanted]], false)
 		}
 	}
 	for _, r := range sum.Releases {

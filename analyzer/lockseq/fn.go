@@ -207,7 +207,16 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	bind := func(i int, path []string) (Handle, bool) {
 		return fa.bindArg(c.Args, bindings, len(callee.Params), i, path)
 	}
-	fa.apply(site, sum, c.Args, bind, st)
+	fa.apply(site, sum, calleeValues(c.Args, bindings, len(callee.Params)), bind, st)
+}
+
+// calleeValues lists the values of a callee's parameters at a call site,
+// numbered the way summaries number them: the parameters, then a closure's
+// free variables. Parameters the call does not supply are nil.
+func calleeValues(args, bindings []ssa.Value, nparams int) []ssa.Value {
+	out := make([]ssa.Value, nparams, nparams+len(bindings))
+	copy(out, args)
+	return append(out, bindings...)
 }
 
 // bindArg resolves the handle at field path of a callee's parameter i, given
@@ -267,7 +276,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 			}
 			return fa.bindArg(nil, bindings, len(callee.Params), i, path)
 		}
-		fa.apply(site, sum, nil, bind, st)
+		fa.apply(site, sum, calleeValues(nil, bindings, len(callee.Params)), bind, st)
 	}
 	if tx.Ref != recv.Ref {
 		fa.endTx(tx, st)

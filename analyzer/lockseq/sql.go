@@ -230,21 +230,46 @@ func goConst(v ssa.Value) string {
 func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 	want := fa.events[w]
 	held := sortedKeys(st.held)
-	held = append(held, unitHeld...)
-	for _, h := range held {
-		fa.edge(h, w, want)
+	if fa.alreadyHeld(want, held) || fa.alreadyHeld(want, unitHeld) {
+		// The connection already holds this lock in a mode at least as
+		// strong (SELECT ... FOR UPDATE, then UPDATE of the same rows):
+		// PostgreSQL grants it at once, so the request waits for nothing.
+		return
 	}
+	for _, h := range held {
+		fa.edge(h, w, want, false)
+	}
+	for _, h := range unitHeld {
+		// Statements of one unit run on one connection, even on a pool.
+		fa.edge(h, w, want, true)
+	}
+}
+
+// alreadyHeld reports whether one of the held events is the same lock class
+// as want, taken on the same connection in a mode that covers want's. A
+// class stands for every row of a table, so this assumes the later request
+// is for rows the connection locked already: the usual "lock first, then
+// write" shape.
+func (fa *fnAnalysis) alreadyHeld(want *Event, held []int) bool {
+	for _, h := range held {
+		have := fa.events[h]
+		if have != want && have.Lock.Class == want.Lock.Class && sameConn(have.Conn, want.Conn) &&
+			lockgraph.Covers(have.Lock.Mode, want.Lock.Mode) {
+			return true
+		}
+	}
+	return false
 }
 
 // edge records that event h may be held while event w is requested: an
 // edge when h surely holds, a pair for the callers when that depends on
 // them.
-func (fa *fnAnalysis) edge(h, w int, want *Event) {
+func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool) {
 	have := fa.events[h]
 	if h == w || have.Stmt == want.Stmt {
 		return
 	}
-	cross := !sameConn(have.Conn, want.Conn)
+	cross := !sameUnit && !sameConn(have.Conn, want.Conn)
 	if have.Lock.Class == want.Lock.Class && !cross {
 		// The same table or key again in one transaction: lock
 		// upgrades and row order within one table are not modelled.

@@ -47,6 +47,10 @@ func Resolve(v ssa.Value) Text {
 
 type resolver struct {
 	seen map[ssa.Value]bool
+	// env binds the parameters of the function whose result is being
+	// resolved (a query builder such as lockQuery(table string)) to what
+	// the call site passes.
+	env map[*ssa.Parameter]Text
 }
 
 func (r *resolver) resolve(v ssa.Value, depth int) Text {
@@ -62,6 +66,9 @@ func (r *resolver) resolve(v ssa.Value, depth int) Text {
 			return Text{SQL: []string{constant.StringVal(v.Value)}}
 		}
 	case *ssa.Parameter:
+		if t, ok := r.env[v]; ok {
+			return t
+		}
 		if i := paramIndex(v); i >= 0 {
 			return Text{Params: []int{i}}
 		}
@@ -93,10 +100,21 @@ func (r *resolver) resolve(v ssa.Value, depth int) Text {
 		return r.resolve(v.X, depth+1)
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
-			if g, ok := v.X.(*ssa.Global); ok {
-				return r.global(g, depth)
+			switch x := v.X.(type) {
+			case *ssa.Global:
+				return r.global(x, depth)
+			case *ssa.Alloc:
+				return r.resolve(x, depth+1)
+			case *ssa.FreeVar:
+				// A variable a closure captures by reference: the
+				// caller's binding is its address, resolved there.
+				return r.resolve(x, depth+1)
 			}
 		}
+	case *ssa.Alloc:
+		// The address of a local variable (one a closure captures, say):
+		// any text stored into it.
+		return r.stores(v, depth)
 	case *ssa.Call:
 		return r.call(v, depth)
 	}
@@ -129,6 +147,23 @@ func (r *resolver) global(g *ssa.Global, depth int) Text {
 	return out
 }
 
+// stores resolves the texts stored into a local variable, wherever in its
+// function the stores are: the variable may hold any of them.
+func (r *resolver) stores(a *ssa.Alloc, depth int) Text {
+	var out Text
+	found := false
+	for _, ref := range *a.Referrers() {
+		if st, ok := ref.(*ssa.Store); ok && st.Addr == a {
+			out = union(out, r.resolve(st.Val, depth+1))
+			found = true
+		}
+	}
+	if !found {
+		return Text{Unknown: true}
+	}
+	return out
+}
+
 // call resolves fmt.Sprintf and same-package functions returning strings.
 func (r *resolver) call(c *ssa.Call, depth int) Text {
 	callee := c.Call.StaticCallee()
@@ -138,9 +173,22 @@ func (r *resolver) call(c *ssa.Call, depth int) Text {
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == "fmt" && callee.Name() == "Sprintf" {
 		return r.sprintf(c.Call.Args, depth)
 	}
-	if callee.Blocks == nil || len(callee.Params) > 0 || callee.Signature.Results().Len() != 1 {
+	if callee.Blocks == nil || callee.Signature.Results().Len() != 1 || !isString(callee.Signature.Results().At(0).Type()) {
 		return Text{Unknown: true}
 	}
+	// Bind the callee's string parameters to the texts of the arguments,
+	// resolved here in the caller; other parameters stay unknown.
+	env := map[*ssa.Parameter]Text{}
+	for i, p := range callee.Params {
+		if i < len(c.Call.Args) && isString(p.Type()) {
+			env[p] = r.resolve(c.Call.Args[i], depth+1)
+		} else {
+			env[p] = Text{Unknown: true}
+		}
+	}
+	outer := r.env
+	r.env = env
+	defer func() { r.env = outer }()
 	var out Text
 	for _, b := range callee.Blocks {
 		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(ret.Results) == 1 {
