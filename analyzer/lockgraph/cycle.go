@@ -97,6 +97,16 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 			}
 		}
 	}
+	// Lock upgrades: one path run twice at once.
+	for _, e := range g.edges {
+		if e.IsUpgrade() {
+			c := &Cycle{Steps: []*Edge{e}, Severity: Detected, Breaker: -1, Agree: []int{1}}
+			if k := "upgrade|" + e.Held.Class + "|" + e.Func; !seen[k] {
+				seen[k] = true
+				out = append(out, c)
+			}
+		}
+	}
 	classes := make([]string, 0, len(g.out))
 	for c := range g.out {
 		classes = append(classes, c)

@@ -164,3 +164,18 @@ func Covers(a, b lockmodel.Mode) bool {
 	}
 	return true
 }
+
+// Upgrade reports whether holding held and then requesting want on the same
+// object deadlocks when two transactions do it at once: both get held,
+// which does not conflict with itself, and then each waits for the other's
+// held to grant want (FOR SHARE then FOR UPDATE; LOCK TABLE ... IN SHARE
+// MODE then UPDATE).
+func Upgrade(held, want Lock) bool {
+	return Conflicts(held, want) && !lockmodel.ModesConflict(held.Mode, held.Mode)
+}
+
+// IsUpgrade reports whether the edge is a lock upgrade on one object in one
+// transaction (see Upgrade).
+func (e *Edge) IsUpgrade() bool {
+	return !e.CrossConn && e.Held.Class == e.Wanted.Class && Upgrade(e.Held, e.Wanted)
+}

@@ -1,8 +1,6 @@
 package lockseq
 
 import (
-	"fmt"
-	"os"
 	"go/token"
 	"go/types"
 
@@ -74,9 +72,6 @@ func (a *Analysis) Summary(fn *ssa.Function) *Summary {
 	s := newFnAnalysis(a, fn).run()
 	delete(a.inProgress, fn)
 	a.sums[fn] = s
-	if os.Getenv("LSDEBUG") != "" && s != nil {
-		fmt.Fprintf(os.Stderr, "SUM %s: %s\n", fn.String(), s)
-	}
 	return s
 }
 

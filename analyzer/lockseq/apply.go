@@ -2,6 +2,8 @@ package lockseq
 
 import (
 	"fmt"
+	"maps"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -13,24 +15,26 @@ import (
 // caller's query texts, its lock requests wait while the caller's locks are
 // held, its conditional pairs become edges where the caller's handle is a
 // transaction, and what it still holds at return is held by the caller.
-func (fa *fnAnalysis) apply(site ssa.Instruction, sum *Summary, args []ssa.Value, bind binder, st *state) {
+//
+// scope tells apart the summaries applied at one site (see mapHandle).
+func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, args []ssa.Value, bind binder, st *state) {
 	for _, k := range sum.Sinks {
 		if k.Param >= len(args) || args[k.Param] == nil {
 			continue
 		}
-		h := fa.mapHandle(k.Handle, site, bind)
+		h := fa.mapHandle(k.Handle, site, scope, bind)
 		var params ssa.Value
 		if k.Args >= 0 && k.Args < len(args) {
 			params = args[k.Args]
 		}
 		fa.query(site, h, args[k.Param], params, st, k.Batch)
 	}
-	if len(sum.Events) == 0 && len(sum.Releases) == 0 && len(sum.Unlocks) == 0 {
+	if len(sum.Events) == 0 && len(sum.Releases) == 0 && len(sum.Unlocks) == 0 && len(sum.Invokes) == 0 {
 		return
 	}
 	mapped := make([]int, len(sum.Events))
 	for i := range sum.Events {
-		mapped[i] = fa.mapEvent(site, i, &sum.Events[i], bind)
+		mapped[i] = fa.mapEvent(site, scope, i, &sum.Events[i], bind)
 	}
 	for _, m := range mapped {
 		fa.request(m, st, nil)
@@ -43,8 +47,11 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, sum *Summary, args []ssa.Value
 			fa.edge(h, mapped[p.Wanted], fa.events[mapped[p.Wanted]], false)
 		}
 	}
+	for i, inv := range sum.Invokes {
+		fa.applyInvoke(site, fmt.Sprintf("%s.%d", scope, i), inv, args, bind, st)
+	}
 	for _, r := range sum.Releases {
-		h := fa.mapHandle(Handle{Ref: r.Ref, Conn: r.Ref}, site, bind)
+		h := fa.mapHandle(Handle{Ref: r.Ref, Conn: r.Ref}, site, scope, bind)
 		if r.Conn {
 			fa.releaseConn(h, st)
 		} else {
@@ -52,7 +59,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, sum *Summary, args []ssa.Value
 		}
 	}
 	for _, u := range sum.Unlocks {
-		h := fa.mapHandle(Handle{Ref: u.Conn, Conn: u.Conn}, site, bind)
+		h := fa.mapHandle(Handle{Ref: u.Conn, Conn: u.Conn}, site, scope, bind)
 		class := u.Class
 		if class == "?" {
 			class = "advisory@"
@@ -77,15 +84,15 @@ func (fa *fnAnalysis) unlockMapped(h Handle, class string, st *state) {
 }
 
 // mapEvent creates (once) the caller's copy of callee event i.
-func (fa *fnAnalysis) mapEvent(site ssa.Instruction, i int, ev *Event, bind binder) int {
-	key := eventKey{site, -1, i}
+func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Event, bind binder) int {
+	key := eventKey{site, -1, i, scope}
 	if j, ok := fa.eventIdx[key]; ok {
 		return j
 	}
-	h := fa.mapHandle(Handle{Ref: ev.Tx, Kind: ev.TxKind, Conn: ev.Conn}, site, bind)
+	h := fa.mapHandle(Handle{Ref: ev.Tx, Kind: ev.TxKind, Conn: ev.Conn}, site, scope, bind)
 	out := &Event{
 		Lock: ev.Lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Hold: ev.Hold,
-		Stmt: fmt.Sprintf("%d/%s", fa.instrID(site), ev.Stmt),
+		Stmt: fmt.Sprintf("%d%s/%s", fa.instrID(site), scope, ev.Stmt),
 	}
 	if out.TxKind == 0 {
 		out.TxKind = ev.TxKind
@@ -108,7 +115,16 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, i int, ev *Event, bind bind
 	if len(ev.Path) > 0 {
 		callee = ev.Path[0].Func
 	}
-	out.Path = append([]lockgraph.Frame{fa.frame(site.Pos(), "calls "+callee)}, ev.Path...)
+	what := "calls " + callee
+	if scope != "" {
+		// A function value the called function invokes.
+		if call, ok := site.(ssa.CallInstruction); ok {
+			if f := call.Common().StaticCallee(); f != nil {
+				what = "calls " + FuncName(f) + ", which calls " + callee
+			}
+		}
+	}
+	out.Path = append([]lockgraph.Frame{fa.frame(site.Pos(), what)}, ev.Path...)
 	if len(out.Path) > maxPathDepth {
 		out.Path = append(out.Path[:maxPathDepth-1:maxPathDepth-1], out.Path[len(out.Path)-1])
 	}
@@ -121,4 +137,58 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, i int, ev *Event, bind bind
 		return i
 	}
 	return fa.addEvent(key, out, site)
+}
+
+// applyInvoke applies, at a call site, the summary of the function value
+// that the callee invokes through its parameter inv.Param: the callback's
+// parameters are the handles the callee passes it (mapped to this
+// function's terms), its free variables the closure's bindings here.
+// Locks it leaves held on a handle private to the callee (a transaction the
+// callee begins and ends around the callback) do not outlive the call.
+func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke, args []ssa.Value, bind binder, st *state) {
+	if inv.Param < 0 || inv.Param >= len(args) || args[inv.Param] == nil {
+		return
+	}
+	var (
+		callee   *ssa.Function
+		bindings []ssa.Value
+	)
+	switch v := args[inv.Param].(type) {
+	case *ssa.Function:
+		callee = v
+	case *ssa.MakeClosure:
+		callee, _ = v.Fn.(*ssa.Function)
+		bindings = v.Bindings
+	}
+	if callee == nil {
+		return
+	}
+	sum := fa.a.summaryOf(callee)
+	if sum.Empty() {
+		return
+	}
+	nparams := len(callee.Params)
+	cbind := func(i int, path []string) (Handle, bool) {
+		if i >= nparams {
+			return fa.bindArg(nil, bindings, nparams, i, path)
+		}
+		want := strings.Join(path, ".")
+		for _, a := range inv.Args {
+			if a.Result == i && a.Path == want {
+				return fa.mapHandle(a.Handle, site, "", bind), true
+			}
+		}
+		return Handle{}, false
+	}
+	before := maps.Clone(st.held)
+	fa.apply(site, scope, sum, calleeValues(nil, bindings, nparams), cbind, st)
+	private := fmt.Sprintf("C%d", fa.instrID(site))
+	for i := range st.held {
+		if before[i] {
+			continue
+		}
+		if e := fa.events[i]; strings.HasPrefix(string(e.Tx), private) && strings.HasPrefix(string(e.Conn), private) {
+			delete(st.held, i)
+		}
+	}
 }

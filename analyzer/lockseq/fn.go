@@ -48,6 +48,9 @@ type eventKey struct {
 	instr ssa.Instruction
 	alt   int
 	idx   int
+	// scope tells apart the callees applied at one call site (see
+	// mapHandle).
+	scope string
 }
 
 // fnAnalysis is the analysis of one function.
@@ -67,6 +70,7 @@ type fnAnalysis struct {
 	unlocks  map[Unlock]bool
 	releases map[Release]bool
 	leaks    map[int]bool
+	invokes  map[string]bool
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -82,6 +86,7 @@ func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
 		unlocks:  map[Unlock]bool{},
 		releases: map[Release]bool{},
 		leaks:    map[int]bool{},
+		invokes:  map[string]bool{},
 	}
 }
 
@@ -196,6 +201,8 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	case *ssa.MakeClosure:
 		callee, _ = v.Fn.(*ssa.Function)
 		bindings = v.Bindings
+	case *ssa.Parameter, *ssa.FreeVar:
+		fa.invoke(v, c.Args)
 	}
 	if callee == nil {
 		return
@@ -207,7 +214,7 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	bind := func(i int, path []string) (Handle, bool) {
 		return fa.bindArg(c.Args, bindings, len(callee.Params), i, path)
 	}
-	fa.apply(site, sum, calleeValues(c.Args, bindings, len(callee.Params)), bind, st)
+	fa.apply(site, "", sum, calleeValues(c.Args, bindings, len(callee.Params)), bind, st)
 }
 
 // calleeValues lists the values of a callee's parameters at a call site,
@@ -217,6 +224,50 @@ func calleeValues(args, bindings []ssa.Value, nparams int) []ssa.Value {
 	out := make([]ssa.Value, nparams, nparams+len(bindings))
 	copy(out, args)
 	return append(out, bindings...)
+}
+
+// invoke records that the function calls its function-valued parameter fn
+// with args: its callers apply the summary of the function they pass, with
+// the handles the arguments carry (execTx(ctx, func(q *Queries) error),
+// which runs the callback on queries bound to a transaction it begins).
+func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value) {
+	var param int
+	switch v := fn.(type) {
+	case *ssa.Parameter:
+		param = slices.Index(fa.fn.Params, v)
+	case *ssa.FreeVar:
+		param = len(fa.fn.Params) + slices.Index(fa.fn.FreeVars, v)
+	}
+	inv := Invoke{Param: param}
+	for j, arg := range args {
+		t := arg.Type()
+		paths := handleFields(t, 0)
+		if sqlsite.KindOf(t) != sqlsite.NotHandle {
+			paths = append([][]string{nil}, paths...)
+		}
+		for _, p := range paths {
+			if c, ok := arg.(*ssa.Const); ok && c.IsNil() {
+				continue
+			}
+			h := fa.normalise(fa.resolve(arg, p, 0))
+			if h.Kind == sqlsite.NotHandle {
+				h.Kind = kindAt(t, p)
+			}
+			if !escapes(h.Ref) && !h.Ref.local() {
+				continue
+			}
+			inv.Args = append(inv.Args, Flow{Result: j, Path: strings.Join(p, "."), Handle: h})
+		}
+	}
+	if len(inv.Args) == 0 {
+		return
+	}
+	key := fmt.Sprint(inv)
+	if fa.invokes[key] {
+		return
+	}
+	fa.invokes[key] = true
+	fa.sum.Invokes = append(fa.sum.Invokes, inv)
 }
 
 // bindArg resolves the handle at field path of a callee's parameter i, given
@@ -276,7 +327,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 			}
 			return fa.bindArg(nil, bindings, len(callee.Params), i, path)
 		}
-		fa.apply(site, sum, calleeValues(nil, bindings, len(callee.Params)), bind, st)
+		fa.apply(site, "", sum, calleeValues(nil, bindings, len(callee.Params)), bind, st)
 	}
 	if tx.Ref != recv.Ref {
 		fa.endTx(tx, st)
@@ -377,6 +428,10 @@ func (fa *fnAnalysis) position(pos token.Pos) string {
 // FuncName names a function for messages: "billing.invoiceAccount",
 // "store.Queries.LockUsage", "api.handler$1" for a closure.
 func FuncName(fn *ssa.Function) string {
+	if parent := fn.Parent(); parent != nil && strings.HasPrefix(fn.Name(), parent.Name()+"$") {
+		// A closure: "api.Server.handle$1".
+		return FuncName(parent) + fn.Name()[len(parent.Name()):]
+	}
 	pkg := ""
 	if fn.Pkg != nil {
 		pkg = fn.Pkg.Pkg.Name() + "."

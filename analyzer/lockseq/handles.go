@@ -150,7 +150,7 @@ func (fa *fnAnalysis) callResult(c *ssa.Call, index int, path []string, depth in
 			bind := func(i int, path []string) (Handle, bool) {
 				return fa.bindArg(c.Call.Args, nil, len(c.Call.Args), i, path)
 			}
-			return fa.mapHandle(f.Handle, c, bind)
+			return fa.mapHandle(f.Handle, c, "", bind)
 		}
 	}
 	return fa.localHandle(c, path)
@@ -162,22 +162,24 @@ type binder func(i int, path []string) (Handle, bool)
 
 // mapHandle translates a handle named in a callee's terms into this
 // function's terms at call site site.
-func (fa *fnAnalysis) mapHandle(h Handle, site ssa.Instruction, bind binder) Handle {
+// scope tells apart the callees applied at one site: "" for the called
+// function, another string for each function value it invokes.
+func (fa *fnAnalysis) mapHandle(h Handle, site ssa.Instruction, scope string, bind binder) Handle {
 	out := Handle{Kind: h.Kind}
-	out.Ref, out.Kind = fa.mapRef(h.Ref, h.Kind, site, bind)
-	out.Conn, _ = fa.mapRef(h.Conn, h.Kind, site, bind)
+	out.Ref, out.Kind = fa.mapRef(h.Ref, h.Kind, site, scope, bind)
+	out.Conn, _ = fa.mapRef(h.Conn, h.Kind, site, scope, bind)
 	if out.Kind == sqlsite.Pool {
 		out.Conn = fresh
 	}
 	return out
 }
 
-func (fa *fnAnalysis) mapRef(r Ref, kind sqlsite.HandleKind, site ssa.Instruction, bind binder) (Ref, sqlsite.HandleKind) {
+func (fa *fnAnalysis) mapRef(r Ref, kind sqlsite.HandleKind, site ssa.Instruction, scope string, bind binder) (Ref, sqlsite.HandleKind) {
 	switch {
 	case r == "" || r == fresh || strings.HasPrefix(string(r), "g:"):
 		return r, kind
 	case r.local():
-		return Ref(fmt.Sprintf("C%d/%s", fa.instrID(site), r)), kind
+		return Ref(fmt.Sprintf("C%d%s/%s", fa.instrID(site), scope, r)), kind
 	}
 	i, path, ok := r.param()
 	if !ok {

@@ -83,7 +83,17 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 			stmt := fmt.Sprintf("%p#%d#%d#%d", site, alt, ti, eff.Stmt)
 			switch eff.Kind {
 			case lockmodel.Acquire:
-				ev := fa.newEvent(eventKey{site, alt, idx}, site, h, eff, keys, stmt, st)
+				where := describeHandle(h)
+				if h.Kind != sqlsite.Tx && !st.sqlTx[h.Conn] {
+					where = strings.TrimSuffix(where, " (autocommit)")
+					switch {
+					case len(texts) > 1:
+						where = "in a batch " + where + " (one implicit transaction)"
+					case an.Statements > 1:
+						where = "in a multi-statement string " + where + " (one implicit transaction)"
+					}
+				}
+				ev := fa.newEvent(eventKey{site, alt, idx, ""}, site, h, eff, keys, stmt, where, st)
 				idx++
 				fa.request(ev, st, unitHeld)
 				switch {
@@ -125,7 +135,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 
 // newEvent creates (once) the event for one lock request and returns its
 // index.
-func (fa *fnAnalysis) newEvent(key eventKey, site ssa.Instruction, h Handle, eff lockmodel.Effect, keys []ssa.Value, stmt string, st *state) int {
+func (fa *fnAnalysis) newEvent(key eventKey, site ssa.Instruction, h Handle, eff lockmodel.Effect, keys []ssa.Value, stmt, where string, st *state) int {
 	if i, ok := fa.eventIdx[key]; ok {
 		return i
 	}
@@ -141,7 +151,7 @@ func (fa *fnAnalysis) newEvent(key eventKey, site ssa.Instruction, h Handle, eff
 	}
 	ev := &Event{
 		Lock: lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Stmt: stmt,
-		Path: []lockgraph.Frame{fa.frame(site.Pos(), eff.Verb+" "+describeHandle(h))},
+		Path: []lockgraph.Frame{fa.frame(site.Pos(), eff.Verb+" "+where)},
 	}
 	ev.Hold = fa.holdOf(ev, st)
 	return fa.addEvent(key, ev, site)
@@ -270,9 +280,11 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool) {
 		return
 	}
 	cross := !sameUnit && !sameConn(have.Conn, want.Conn)
-	if have.Lock.Class == want.Lock.Class && !cross {
-		// The same table or key again in one transaction: lock
-		// upgrades and row order within one table are not modelled.
+	if have.Lock.Class == want.Lock.Class && !cross && !lockgraph.Upgrade(have.Lock, want.Lock) {
+		// The same table or key again in one transaction: row order
+		// within one table is not modelled. Only an upgrade that two
+		// concurrent runs deadlock on (FOR SHARE, then FOR UPDATE) is
+		// an edge.
 		return
 	}
 	if have.Hold == HoldCond {

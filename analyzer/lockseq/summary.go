@@ -49,7 +49,9 @@ func (r Ref) param() (int, string, bool) {
 }
 
 // local reports whether r names a handle private to one function call.
-func (r Ref) local() bool { return strings.HasPrefix(string(r), "L") || strings.HasPrefix(string(r), "C") }
+func (r Ref) local() bool {
+	return strings.HasPrefix(string(r), "L") || strings.HasPrefix(string(r), "C")
+}
 
 // sameConn reports whether two connection refs surely name one connection.
 func sameConn(a, b Ref) bool { return a == b && a != fresh && a != "" }
@@ -142,6 +144,20 @@ type Summary struct {
 	// Unlocks lists connections on which the function releases session
 	// advisory locks, with the class ("" for all).
 	Unlocks []Unlock
+	// Invokes lists the calls the function makes to its function-valued
+	// parameters.
+	Invokes []Invoke
+}
+
+// Invoke says that the function calls its function-valued parameter Param
+// (free variables of a closure follow its parameters) with arguments that
+// carry handles: Args[i].Result is the argument's index, Args[i].Path the
+// field path in it, Args[i].Handle the handle there, in the function's
+// terms. The caller applies the summary of the function it passes, at the
+// call, after the function's own effects.
+type Invoke struct {
+	Param int
+	Args  []Flow
 }
 
 // Unlock says that the function releases the session advisory lock Class
@@ -156,7 +172,7 @@ func (*Summary) AFact() {}
 
 // Empty reports whether the summary says nothing a caller needs.
 func (s *Summary) Empty() bool {
-	return s == nil || len(s.Events) == 0 && len(s.Releases) == 0 && len(s.Returns) == 0 && len(s.Sinks) == 0 && len(s.Unlocks) == 0
+	return s == nil || len(s.Events) == 0 && len(s.Releases) == 0 && len(s.Returns) == 0 && len(s.Sinks) == 0 && len(s.Unlocks) == 0 && len(s.Invokes) == 0
 }
 
 // String renders the summary compactly for tests and debugging:
@@ -190,6 +206,21 @@ func (s *Summary) String() string {
 			sk = append(sk, fmt.Sprintf("%d@%s", k.Param, k.Handle.Ref))
 		}
 		parts = append(parts, "sinks("+strings.Join(sk, ", ")+")")
+	}
+	if len(s.Invokes) > 0 {
+		var iv []string
+		for _, v := range s.Invokes {
+			var as []string
+			for _, a := range v.Args {
+				p := fmt.Sprint(a.Result)
+				if a.Path != "" {
+					p += "." + a.Path
+				}
+				as = append(as, fmt.Sprintf("%s=%s(%s)", p, a.Handle.Ref, a.Handle.Kind))
+			}
+			iv = append(iv, fmt.Sprintf("p%d(%s)", v.Param, strings.Join(as, ", ")))
+		}
+		parts = append(parts, "invokes("+strings.Join(iv, ", ")+")")
 	}
 	if len(s.Releases) > 0 {
 		var rl []string

@@ -98,6 +98,12 @@ func writeFrames(b *strings.Builder, verb string, frames []lockgraph.Frame, o Op
 }
 
 func headline(c *lockgraph.Cycle) string {
+	if len(c.Steps) == 1 && c.Steps[0].IsUpgrade() {
+		s := c.Steps[0]
+		return fmt.Sprintf("lock-upgrade deadlock: %s holds %s and then requests %s on the same object; two "+
+			"concurrent runs both get the first lock and then wait for each other (PostgreSQL aborts one with 40P01 "+
+			"after deadlock_timeout)", s.Func, s.Held, s.Wanted)
+	}
 	if len(c.Steps) == 1 {
 		s := c.Steps[0]
 		return fmt.Sprintf("application self-deadlock: %s holds %s and then waits for %s on another connection; "+
@@ -131,6 +137,11 @@ func headline(c *lockgraph.Cycle) string {
 // fix says how to break the cycle: one global order, taken from the paths
 // that agree when there is a majority.
 func fix(c *lockgraph.Cycle) string {
+	if len(c.Steps) == 1 && c.Steps[0].IsUpgrade() {
+		s := c.Steps[0]
+		return fmt.Sprintf("in %s, take the strongest lock (%s) the first time %s is locked", s.Func,
+			s.Wanted.Mode, lockgraph.ShortName(s.Held.Class))
+	}
 	if len(c.Steps) == 1 {
 		s := c.Steps[0]
 		return fmt.Sprintf("in %s, run the second statement on the same transaction or connection, or commit "+
