@@ -57,16 +57,16 @@ func (m matrix) conflicts(held, requested Mode) bool {
 }
 
 // matrixOf returns the conflict matrix for the modes of kind k.
-func matrixOf(k Kind) (matrix, bool) {
+func matrixOf(k Kind) matrix {
 	switch k {
 	case Row:
-		return rowConflicts, true
+		return rowConflicts
 	case Table:
-		return tableConflicts, true
+		return tableConflicts
 	case Advisory:
-		return advisoryConflicts, true
+		return advisoryConflicts
 	}
-	return matrix{}, false
+	return matrix{}
 }
 
 // ModesConflict reports whether a request for the requested mode has to wait
@@ -79,7 +79,7 @@ func ModesConflict(held, requested Mode) bool {
 	if k == 0 || k != requested.Kind() {
 		return false
 	}
-	m, _ := matrixOf(k)
+	m := matrixOf(k)
 	return m.conflicts(held, requested)
 }
 
@@ -108,7 +108,7 @@ func covers(a, b Mode) bool {
 	if k == 0 || k != b.Kind() {
 		return false
 	}
-	m, _ := matrixOf(k)
+	m := matrixOf(k)
 	for i := range m.rows {
 		r := m.first + Mode(i)
 		if m.conflicts(b, r) && !m.conflicts(a, r) {

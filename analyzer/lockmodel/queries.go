@@ -214,7 +214,7 @@ func (w *walker) updateStmt(sc *scope, u *pg_query.UpdateStmt) {
 	}
 	w.nodes(sc, u.GetTargetList())
 	w.node(sc, u.GetWhereClause())
-	w.addRow(target, ForNoKeyUpdate, Block, verb)
+	w.addRow(target, ForNoKeyUpdate, verb)
 	w.nodes(sc, u.GetReturningList())
 }
 
@@ -230,7 +230,7 @@ func (w *walker) deleteStmt(sc *scope, d *pg_query.DeleteStmt) {
 		w.fromItem(sc, f, lv)
 	}
 	w.node(sc, d.GetWhereClause())
-	w.addRow(target, ForUpdate, Block, verb)
+	w.addRow(target, ForUpdate, verb)
 	w.nodes(sc, d.GetReturningList())
 }
 
@@ -255,7 +255,7 @@ func (w *walker) insertStmt(sc *scope, ins *pg_query.InsertStmt) {
 		w.node(sc, oc.GetWhereClause())
 	}
 	if oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
-		w.addRow(target, ForUpdate, Block, verb)
+		w.addRow(target, ForUpdate, verb)
 	}
 	w.nodes(sc, ins.GetReturningList())
 }
@@ -270,5 +270,5 @@ func (w *walker) mergeStmt(sc *scope, m *pg_query.MergeStmt) {
 	w.fromItem(sc, m.GetSourceRelation(), &level{verb: verb})
 	w.node(sc, m.GetJoinCondition())
 	w.nodes(sc, m.GetMergeWhenClauses())
-	w.addRow(target, ForUpdate, Block, verb)
+	w.addRow(target, ForUpdate, verb)
 }

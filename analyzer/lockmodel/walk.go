@@ -70,12 +70,13 @@ func (w *walker) addTable(table string, mode Mode, wait WaitPolicy, implicit boo
 	w.tables = kept
 }
 
-// addRow records a row lock that the statement takes as it runs.
-func (w *walker) addRow(table string, mode Mode, wait WaitPolicy, verb string) {
+// addRow records a row lock that a data-modifying statement takes as it
+// runs; such locks always wait.
+func (w *walker) addRow(table string, mode Mode, verb string) {
 	if table == "" {
 		return
 	}
-	w.others = append(w.others, rowEffect(w.stmt, table, mode, wait, verb))
+	w.others = append(w.others, rowEffect(w.stmt, table, mode, Block, verb))
 }
 
 func rowEffect(stmt int, table string, mode Mode, wait WaitPolicy, verb string) Effect {

@@ -98,14 +98,14 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 		out.TxKind = ev.TxKind
 	}
 	if ev.Hold == HoldCond {
-		switch {
-		case h.Kind == sqlsite.Maybe:
+		switch h.Kind {
+		case sqlsite.Maybe:
 			if escapes(h.Ref) {
 				out.Hold = HoldCond
 			} else {
 				out.Hold = HoldNone
 			}
-		case h.Kind == sqlsite.Tx:
+		case sqlsite.Tx:
 			out.Hold = HoldTx
 		default:
 			out.Hold = HoldNone

@@ -296,10 +296,10 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 		return
 	}
 	tx := Handle{Ref: fa.localRef(call.Value()), Kind: sqlsite.Tx}
-	switch {
-	case recv.Kind == sqlsite.Tx:
+	switch recv.Kind {
+	case sqlsite.Tx:
 		tx = recv // a savepoint inside the caller's transaction
-	case recv.Kind == sqlsite.Conn || recv.Kind == sqlsite.Maybe:
+	case sqlsite.Conn, sqlsite.Maybe:
 		tx.Conn = recv.Conn
 	default:
 		tx.Conn = tx.Ref

@@ -85,10 +85,10 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 		}
 	case *ssa.Extract:
 		if c, ok := v.Tuple.(*ssa.Call); ok {
-			return fa.callResult(c, v.Index, path, depth)
+			return fa.callResult(c, v.Index, path)
 		}
 	case *ssa.Call:
-		return fa.callResult(v, 0, path, depth)
+		return fa.callResult(v, 0, path)
 	case *ssa.Phi:
 		var first *Handle
 		same := true
@@ -111,7 +111,7 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 }
 
 // callResult resolves result index of call c, at field path.
-func (fa *fnAnalysis) callResult(c *ssa.Call, index int, path []string, depth int) Handle {
+func (fa *fnAnalysis) callResult(c *ssa.Call, index int, path []string) Handle {
 	op := sqlsite.Classify(c.Common())
 	if index == 0 && len(path) == 0 {
 		switch op.Kind {

@@ -14,6 +14,7 @@ package lockseq
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
@@ -192,7 +193,7 @@ func (s *Summary) String() string {
 	if len(s.Returns) > 0 {
 		var fl []string
 		for _, f := range s.Returns {
-			p := fmt.Sprint(f.Result)
+			p := strconv.Itoa(f.Result)
 			if f.Path != "" {
 				p += "." + f.Path
 			}
@@ -212,7 +213,7 @@ func (s *Summary) String() string {
 		for _, v := range s.Invokes {
 			var as []string
 			for _, a := range v.Args {
-				p := fmt.Sprint(a.Result)
+				p := strconv.Itoa(a.Result)
 				if a.Path != "" {
 					p += "." + a.Path
 				}

@@ -83,12 +83,10 @@ func plural(n int, one, many string) string {
 
 func writeFrames(b *strings.Builder, verb string, frames []lockgraph.Frame, o Options) {
 	for i, f := range frames {
-		label := "      "
+		label := strings.Repeat(" ", 16)
 		if i == 0 {
 			label = "    " + verb + ":"
 			label += strings.Repeat(" ", max(0, 16-len(label)))
-		} else {
-			label = strings.Repeat(" ", 16)
 		}
 		fmt.Fprintf(b, "\n%s%s: %s", label, o.rel(f.Pos), f.What)
 		if i > 0 {

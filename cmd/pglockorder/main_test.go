@@ -23,7 +23,7 @@ var (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if buildDir != "" {
-		os.RemoveAll(buildDir)
+		_ = os.RemoveAll(buildDir)
 	}
 	os.Exit(code)
 }
@@ -42,7 +42,7 @@ func buildTool(t *testing.T) string {
 		toolPath = filepath.Join(buildDir, "pglockorder")
 		out, err := exec.Command("go", "build", "-o", toolPath, ".").CombinedOutput()
 		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	})
 	if buildErr != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,8 +79,8 @@ Flags:
 	}
 	for name, val := range map[string]string{
 		"wholeprogram": "true",
-		"maxcycle":     fmt.Sprint(*maxCycle),
-		"debug":        fmt.Sprint(*debug),
+		"maxcycle":     strconv.Itoa(*maxCycle),
+		"debug":        strconv.FormatBool(*debug),
 	} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
