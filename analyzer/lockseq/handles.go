@@ -62,6 +62,11 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 				if st := onlyStore(x, nil); st != nil {
 					return fa.resolve(st.Val, path, depth+1)
 				}
+			case *ssa.FreeVar:
+				// A closure captures variables by reference: loading
+				// the cell gives the variable, which the binding at
+				// the closure's creation resolves.
+				return fa.resolve(x, path, depth+1)
 			}
 		}
 	case *ssa.Field:
@@ -77,6 +82,11 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 			return fa.resolve(v.X, path, depth+1)
 		}
 	case *ssa.Alloc:
+		// The cell of a variable captured by a closure: follow the
+		// value stored into it.
+		if st := onlyStore(v, nil); st != nil {
+			return fa.resolve(st.Val, path, depth+1)
+		}
 		// &T{f: x}: follow the store to the field on the path.
 		if len(path) > 0 {
 			if st := onlyStore(v, path[:1]); st != nil {
