@@ -102,8 +102,8 @@ type Edge struct {
 // key identifies an edge for de-duplication: one witness per function,
 // classes, modes and kind of wait.
 func (e *Edge) key() string {
-	return fmt.Sprintf("%s|%s|%d|%t|%t|%s|%d|%t|%t", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
-		e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.CrossConn)
+	return fmt.Sprintf("%s|%s|%d|%t|%t|%s|%d|%t|%t|%t", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
+		e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.Wanted.Session, e.CrossConn)
 }
 
 // Anchor is the position a report about this edge points at: where the
