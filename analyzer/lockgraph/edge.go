@@ -39,7 +39,7 @@ type Lock struct {
 	Session bool
 }
 
-// String describes the lock for people: "subscriptions rows (FOR UPDATE)".
+// String describes the lock for people: "rows of subscriptions (FOR UPDATE)".
 func (l Lock) String() string {
 	return fmt.Sprintf("%s (%s)", ClassName(l.Class), l.modeName())
 }
