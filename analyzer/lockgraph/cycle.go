@@ -39,6 +39,22 @@ type Cycle struct {
 	// Agree counts, per step, the distinct functions that take the two
 	// locks of that step in that order.
 	Agree []int
+	// Followers counts the distinct functions on the other steps: the
+	// paths whose order the breaker goes against.
+	Followers int
+	// Also lists the keys of further cycles among the same functions that
+	// are not reported on their own (see Cycles).
+	Also []string
+}
+
+// Funcs returns the distinct functions of the cycle's witnesses, sorted.
+func (c *Cycle) Funcs() []string {
+	out := make([]string, 0, len(c.Steps))
+	for _, s := range c.Steps {
+		out = append(out, s.Func)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Classes returns the cycle's lock classes in order, starting with
@@ -80,10 +96,16 @@ func New(edges []*Edge) *Graph {
 // Edges returns the graph's edges, sorted.
 func (g *Graph) Edges() []*Edge { return g.edges }
 
-// Cycles returns every elementary cycle of at most maxLen lock classes whose
-// consecutive steps really conflict, one per set of classes, most severe
-// first, then by key. A step's request must conflict with the next step's
-// held mode on the same class.
+// Cycles returns the elementary cycles of at most maxLen lock classes whose
+// consecutive steps really conflict (a step's request must conflict with the
+// next step's held mode on the same class), most severe first, then by key.
+//
+// One long function that takes many locks can close hundreds of cycles with
+// the same few functions; reporting each would bury the finding. So cycles
+// are grouped by the functions that witness them: a cycle is reported only
+// when no shorter or equally short, at least as severe cycle has the same
+// functions, or a subset of them of two functions or more. The others are
+// listed in the reported cycle's Also.
 func (g *Graph) Cycles(maxLen int) []*Cycle {
 	var out []*Cycle
 	seen := map[string]bool{}
@@ -140,6 +162,7 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 		}
 		walk(start)
 	}
+	out = group(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Severity != out[j].Severity {
 			return out[i].Severity > out[j].Severity
@@ -147,6 +170,63 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 		return out[i].Key() < out[j].Key()
 	})
 	return out
+}
+
+// maxAlso bounds the further cycles named in one report.
+const maxAlso = 5
+
+// group folds cycles of two steps or more into the first reported cycle
+// whose functions they contain (see Cycles). One-step cycles (upgrades and
+// application self-deadlocks) are each reported.
+func group(cycles []*Cycle) []*Cycle {
+	sort.SliceStable(cycles, func(i, j int) bool {
+		a, b := cycles[i], cycles[j]
+		if len(a.Steps) != len(b.Steps) {
+			return len(a.Steps) < len(b.Steps)
+		}
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		return a.Key() < b.Key()
+	})
+	var kept []*Cycle
+	var keptFuncs [][]string
+	for _, c := range cycles {
+		funcs := c.Funcs()
+		folded := false
+		if len(c.Steps) > 1 {
+			for i, k := range kept {
+				if len(k.Steps) < 2 || k.Severity < c.Severity {
+					continue
+				}
+				same := slices.Equal(keptFuncs[i], funcs)
+				subset := len(keptFuncs[i]) >= 2 && isSubset(keptFuncs[i], funcs)
+				if same || subset {
+					if len(k.Also) < maxAlso {
+						k.Also = append(k.Also, c.Key())
+					}
+					folded = true
+					break
+				}
+			}
+		}
+		if !folded {
+			kept = append(kept, c)
+			keptFuncs = append(keptFuncs, funcs)
+		}
+	}
+	return kept
+}
+
+// isSubset reports whether every element of the sorted slice a is in the
+// sorted slice b.
+func isSubset(a, b []string) bool {
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // successors returns the distinct classes cur has edges to, sorted.
@@ -179,12 +259,16 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 		}
 	}
 	steps := make([]*Edge, n)
+	budget := maxPicks
 	var pick func(i int) bool
 	pick = func(i int) bool {
 		if i == n {
 			return Conflicts(steps[0].Held, steps[n-1].Wanted)
 		}
 		for _, e := range preferOtherFuncs(cands[i], steps[:i]) {
+			if budget--; budget < 0 {
+				return false
+			}
 			if i > 0 && !Conflicts(e.Held, steps[i-1].Wanted) {
 				continue
 			}
@@ -232,30 +316,59 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 	}
 	if !tie {
 		c.Breaker = minI
+		followers := map[string]bool{}
+		for i := range path {
+			if i == minI {
+				continue
+			}
+			for _, e := range cands[i] {
+				followers[e.Func] = true
+			}
+		}
+		c.Followers = len(followers)
 	}
 	*out = append(*out, c)
 }
 
-// preferOtherFuncs orders candidates so that witnesses from functions not yet
-// used in the cycle come first: a report naming two functions is easier to
+// maxPicks bounds the witness combinations tried for one cycle of classes,
+// so that functions with many edges cannot make the search exponential.
+const maxPicks = 10000
+
+// preferOtherFuncs orders candidates: first those that make the cycle more
+// severe (a wait across connections, a session advisory lock), so that the
+// report does not understate the danger; then witnesses from functions not
+// yet used in the cycle, since a report naming two functions is easier to
 // act on than one that names the same function twice.
 func preferOtherFuncs(cands []*Edge, chosen []*Edge) []*Edge {
 	used := map[string]bool{}
 	for _, e := range chosen {
 		used[e.Func] = true
 	}
-	out := make([]*Edge, 0, len(cands))
-	for _, e := range cands {
-		if !used[e.Func] {
-			out = append(out, e)
+	out := slices.Clone(cands)
+	slices.SortStableFunc(out, func(a, b *Edge) int {
+		if d := edgeSeverity(b) - edgeSeverity(a); d != 0 {
+			return d
 		}
-	}
-	for _, e := range cands {
-		if used[e.Func] {
-			out = append(out, e)
+		switch {
+		case !used[a.Func] && used[b.Func]:
+			return -1
+		case used[a.Func] && !used[b.Func]:
+			return 1
 		}
-	}
+		return 0
+	})
 	return out
+}
+
+// edgeSeverity is how bad a cycle through e is at least.
+func edgeSeverity(e *Edge) int {
+	switch {
+	case e.CrossConn:
+		return int(CrossConnection)
+	case e.Held.Session || e.Wanted.Session:
+		return int(SessionAdvisory)
+	}
+	return int(Detected)
 }
 
 func canonicalRotation(s []string) []string {

@@ -764,8 +764,6 @@ func TestDedupeWantedSession(t *testing.T) {
 // when a step's Wanted.Session is set, so the severity must not depend on
 // which of two otherwise equal witnesses sorts first by position.
 func TestCyclesWantedSessionSeverity(t *testing.T) {
-	t.Skip("known gap: Dedupe now keeps both witnesses, but Cycles picks the first conflicting witness per step and " +
-		"computes severity from the chosen steps only; it should prefer the most severe witness")
 	xact, sess, back := wantedSessionEdges()
 	cs := lockgraph.New([]*lockgraph.Edge{xact, sess, back}).Cycles(4)
 	if len(cs) != 1 || cs[0].Severity != lockgraph.SessionAdvisory {
@@ -833,5 +831,75 @@ func TestLockString(t *testing.T) {
 				t.Errorf("String() = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCyclesGrouping checks that cycles closed by the same functions are
+// reported once, with the others listed in Also, and that a cycle inside one
+// function does not hide a cycle between that function and another.
+func TestCyclesGrouping(t *testing.T) {
+	fu := lockmodel.ForUpdate
+	// A locks a, b, c in that order; B locks c, b, a: three two-cycles
+	// (a/b, a/c, b/c) and two three-cycles, all between A and B.
+	var edges []*lockgraph.Edge
+	order := []string{"a", "b", "c"}
+	for i := range order {
+		for j := i + 1; j < len(order); j++ {
+			edges = append(edges,
+				edge("p.A", row(order[i], fu), row(order[j], fu)),
+				edge("p.B", row(order[j], fu), row(order[i], fu)))
+		}
+	}
+	cs := lockgraph.New(edges).Cycles(4)
+	if len(cs) != 1 {
+		t.Fatalf("got %d cycles, want 1: %s", len(cs), fmtSummaries(summarize(cs)))
+	}
+	if got, want := cs[0].Key(), "row:a -> row:b"; got != want {
+		t.Errorf("reported cycle %q, want %q", got, want)
+	}
+	if got, want := cs[0].Also, []string{"row:a -> row:c", "row:b -> row:c", "row:a -> row:b -> row:c", "row:a -> row:c -> row:b"}; !slices.Equal(got, want) {
+		t.Errorf("Also = %q, want %q", got, want)
+	}
+
+	// F inverts x and y by itself (two branches); F and G invert y and z.
+	// The first cycle names only F, so it must not hide the second.
+	edges = []*lockgraph.Edge{
+		edge("p.F", row("x", fu), row("y", fu)),
+		edge("p.F", row("y", fu), row("x", fu)),
+		edge("p.F", row("y", fu), row("z", fu)),
+		edge("p.G", row("z", fu), row("y", fu)),
+	}
+	cs = lockgraph.New(edges).Cycles(4)
+	var keys []string
+	for _, c := range cs {
+		keys = append(keys, c.Key())
+	}
+	slices.Sort(keys)
+	if want := []string{"row:x -> row:y", "row:y -> row:z"}; !slices.Equal(keys, want) {
+		t.Errorf("cycles %q, want %q", keys, want)
+	}
+}
+
+// TestBreakerFollowers checks that the breaker's followers count distinct
+// functions: one function that witnesses two steps counts once.
+func TestBreakerFollowers(t *testing.T) {
+	fu := lockmodel.ForUpdate
+	edges := []*lockgraph.Edge{
+		edge("p.A", row("a", fu), row("b", fu)),
+		edge("p.B", row("a", fu), row("b", fu)),
+		edge("p.A", row("b", fu), row("c", fu)),
+		edge("p.C", row("b", fu), row("c", fu)),
+		edge("p.Z", row("c", fu), row("a", fu)),
+	}
+	cs := lockgraph.New(edges).Cycles(4)
+	if len(cs) != 1 {
+		t.Fatalf("got %d cycles, want 1", len(cs))
+	}
+	c := cs[0]
+	if c.Breaker < 0 || c.Steps[c.Breaker].Func != "p.Z" {
+		t.Fatalf("breaker %d, want the step of p.Z", c.Breaker)
+	}
+	if c.Followers != 3 {
+		t.Errorf("Followers = %d, want 3 (p.A, p.B, p.C)", c.Followers)
 	}
 }

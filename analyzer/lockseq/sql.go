@@ -21,6 +21,9 @@ func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Val
 	for _, p := range t.Params {
 		fa.addSink(p, h, params, batch)
 	}
+	if t.Unknown {
+		fa.a.debugf("%s: some query text here is built at run time and was not analysed", fa.position(site.Pos()))
+	}
 	if len(t.SQL) == 0 {
 		return
 	}

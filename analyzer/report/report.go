@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 )
 
 // Category names of the findings, one per rule family.
@@ -58,12 +59,7 @@ func Message(c *lockgraph.Cycle, o Options) string {
 			b.WriteString(" on another connection")
 		}
 		if i == c.Breaker && len(c.Steps) > 1 {
-			others := 0
-			for j, n := range c.Agree {
-				if j != i {
-					others += n
-				}
-			}
+			others := c.Followers
 			fmt.Fprintf(&b, " (this path breaks the order that %d other %s)", others, plural(others, "path follows", "paths follow"))
 		}
 		writeFrames(&b, "takes", s.HeldPath, o)
@@ -71,6 +67,18 @@ func Message(c *lockgraph.Cycle, o Options) string {
 	}
 	b.WriteString("\n  fix: ")
 	b.WriteString(fix(c))
+	if len(c.Also) > 0 {
+		also := make([]string, len(c.Also))
+		for i, key := range c.Also {
+			classes := strings.Split(key, " -> ")
+			for j, class := range classes {
+				classes[j] = lockgraph.ClassName(class)
+			}
+			also[i] = strings.Join(classes, " -> ")
+		}
+		b.WriteString("\n  also: the same functions close these cycles too (not reported separately): ")
+		b.WriteString(strings.Join(also, "; "))
+	}
 	return b.String()
 }
 
@@ -137,8 +145,8 @@ func headline(c *lockgraph.Cycle) string {
 func fix(c *lockgraph.Cycle) string {
 	if len(c.Steps) == 1 && c.Steps[0].IsUpgrade() {
 		s := c.Steps[0]
-		return fmt.Sprintf("in %s, take the strongest lock (%s) the first time %s is locked", s.Func,
-			s.Wanted.Mode, lockgraph.ShortName(s.Held.Class))
+		return fmt.Sprintf("in %s, take %s the first time %s is locked (it covers both %s and %s)", s.Func,
+			coveringMode(s.Held.Mode, s.Wanted.Mode), lockgraph.ShortName(s.Held.Class), s.Held.Mode, s.Wanted.Mode)
 	}
 	if len(c.Steps) == 1 {
 		s := c.Steps[0]
@@ -183,6 +191,26 @@ func fix(c *lockgraph.Cycle) string {
 			"transaction, or commit first), and set lock_timeout so that a hang becomes an error")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// coveringMode returns the weakest mode that grants both a and b, so that
+// taking it first leaves nothing to upgrade: the stronger of the two when one
+// covers the other (FOR UPDATE after FOR SHARE), else the weakest mode above
+// both (SHARE ROW EXCLUSIVE for SHARE and ROW EXCLUSIVE).
+func coveringMode(a, b lockmodel.Mode) lockmodel.Mode {
+	switch {
+	case lockgraph.Covers(b, a):
+		return b
+	case lockgraph.Covers(a, b):
+		return a
+	}
+	// Modes of one kind are numbered weakest first.
+	for m := min(a, b) + 1; m.Kind() == a.Kind(); m++ {
+		if lockgraph.Covers(m, a) && lockgraph.Covers(m, b) {
+			return m
+		}
+	}
+	return max(a, b)
 }
 
 // LeakMessage is the message for a session advisory lock taken on a pool.

@@ -361,7 +361,10 @@ func union(a, b Text) Text {
 	out := Text{Unknown: a.Unknown || b.Unknown}
 	out.SQL = append(append(out.SQL, a.SQL...), b.SQL...)
 	if len(out.SQL) > maxTexts {
+		// The alternatives past the bound are possible queries the
+		// analysis does not see: say so.
 		out.SQL = out.SQL[:maxTexts]
+		out.Unknown = true
 	}
 	out.Params = append(append(out.Params, a.Params...), b.Params...)
 	return out
