@@ -149,17 +149,7 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 	if inv.Param < 0 || inv.Param >= len(args) || args[inv.Param] == nil {
 		return
 	}
-	var (
-		callee   *ssa.Function
-		bindings []ssa.Value
-	)
-	switch v := args[inv.Param].(type) {
-	case *ssa.Function:
-		callee = v
-	case *ssa.MakeClosure:
-		callee, _ = v.Fn.(*ssa.Function)
-		bindings = v.Bindings
-	}
+	callee, bindings := funcValue(args[inv.Param])
 	if callee == nil {
 		return
 	}

@@ -191,19 +191,12 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	if c.IsInvoke() {
 		return
 	}
-	var (
-		callee   *ssa.Function
-		bindings []ssa.Value
-	)
 	switch v := c.Value.(type) {
-	case *ssa.Function:
-		callee = v
-	case *ssa.MakeClosure:
-		callee, _ = v.Fn.(*ssa.Function)
-		bindings = v.Bindings
 	case *ssa.Parameter, *ssa.FreeVar:
 		fa.invoke(v, c.Args)
+		return
 	}
+	callee, bindings := funcValue(c.Value)
 	if callee == nil {
 		return
 	}
@@ -304,17 +297,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 	default:
 		tx.Conn = tx.Ref
 	}
-	var (
-		callee   *ssa.Function
-		bindings []ssa.Value
-	)
-	switch v := op.Args[op.Func].(type) {
-	case *ssa.Function:
-		callee = v
-	case *ssa.MakeClosure:
-		callee, _ = v.Fn.(*ssa.Function)
-		bindings = v.Bindings
-	}
+	callee, bindings := funcValue(op.Args[op.Func])
 	if callee == nil {
 		return
 	}
@@ -467,4 +450,18 @@ func describeHandle(h Handle) string {
 		return "in a transaction"
 	}
 	return fmt.Sprintf("on %s", h.Kind)
+}
+
+// funcValue returns the function a function value denotes and, for a
+// closure, the values bound to its free variables; nil when it is not known
+// statically.
+func funcValue(v ssa.Value) (*ssa.Function, []ssa.Value) {
+	switch v := v.(type) {
+	case *ssa.Function:
+		return v, nil
+	case *ssa.MakeClosure:
+		fn, _ := v.Fn.(*ssa.Function)
+		return fn, v.Bindings
+	}
+	return nil, nil
 }

@@ -100,24 +100,47 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 	case *ssa.Call:
 		return fa.callResult(v, 0, path)
 	case *ssa.Phi:
-		var first *Handle
-		same := true
+		var alts []Handle
 		for _, e := range v.Edges {
 			if c, ok := e.(*ssa.Const); ok && c.IsNil() {
 				continue
 			}
-			h := fa.resolve(e, path, depth+1)
-			if first == nil {
-				first = &h
-			} else if h.Ref != first.Ref {
-				same = false
-			}
+			alts = append(alts, fa.resolve(e, path, depth+1))
 		}
-		if first != nil && same {
-			return *first
+		if h, ok := choosePhi(alts); ok {
+			return h
 		}
 	}
 	return fa.localHandle(v, path)
+}
+
+// choosePhi picks the handle a φ-node stands for. When the branches agree,
+// that handle. When they differ, typically "the caller's transaction, or the
+// pool when we own none" (db := tx; if owns { db = pool }), the analysis
+// cannot tell the branches apart; it takes the transactional alternative,
+// whose locks are held and which shares the caller's connection, rather than
+// inventing a wait across connections that only the other branch has.
+func choosePhi(alts []Handle) (Handle, bool) {
+	if len(alts) == 0 {
+		return Handle{}, false
+	}
+	same := true
+	for _, h := range alts[1:] {
+		if h.Ref != alts[0].Ref {
+			same = false
+		}
+	}
+	if same {
+		return alts[0], true
+	}
+	for _, kind := range []sqlsite.HandleKind{sqlsite.Tx, sqlsite.Maybe, sqlsite.Conn} {
+		for _, h := range alts {
+			if h.Kind == kind && (escapes(h.Ref) || h.Ref.local()) {
+				return h, true
+			}
+		}
+	}
+	return Handle{}, false
 }
 
 // callResult resolves result index of call c, at field path.

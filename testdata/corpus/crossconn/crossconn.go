@@ -1,4 +1,4 @@
-package crossconn // want package:"sql=true edges=12"
+package crossconn // want package:"sql=true edges=20"
 
 import (
 	"context"
