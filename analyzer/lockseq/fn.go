@@ -234,11 +234,7 @@ func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value) {
 	inv := Invoke{Param: param}
 	for j, arg := range args {
 		t := arg.Type()
-		paths := handleFields(t, 0)
-		if sqlsite.KindOf(t) != sqlsite.NotHandle {
-			paths = append([][]string{nil}, paths...)
-		}
-		for _, p := range paths {
+		for _, p := range handlePaths(t) {
 			if c, ok := arg.(*ssa.Const); ok && c.IsNil() {
 				continue
 			}
@@ -367,11 +363,7 @@ func (fa *fnAnalysis) flows() {
 		}
 		for r, v := range ret.Results {
 			t := results.At(r).Type()
-			paths := handleFields(t, 0)
-			if sqlsite.KindOf(t) != sqlsite.NotHandle {
-				paths = append([][]string{nil}, paths...)
-			}
-			for _, p := range paths {
+			for _, p := range handlePaths(t) {
 				if c, ok := v.(*ssa.Const); ok && c.IsNil() {
 					continue
 				}

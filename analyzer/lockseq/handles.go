@@ -313,7 +313,9 @@ func fieldName(t types.Type, i int) string {
 func handleFields(t types.Type, depth int) [][]string {
 	var out [][]string
 	s := structOf(t)
-	if s == nil || depth >= maxPath {
+	if s == nil || depth >= maxPath || sqlsite.KindOf(t) != sqlsite.NotHandle {
+		// A handle is opaque: the driver's own fields are no business
+		// of the analysis.
 		return nil
 	}
 	for f := range s.Fields() {
@@ -326,6 +328,15 @@ func handleFields(t types.Type, depth int) [][]string {
 		}
 	}
 	return out
+}
+
+// handlePaths lists the paths at which a value of type t holds a handle:
+// the value itself when it is one, else its handle fields.
+func handlePaths(t types.Type) [][]string {
+	if sqlsite.KindOf(t) != sqlsite.NotHandle {
+		return [][]string{nil}
+	}
+	return handleFields(t, 0)
 }
 
 // onlyStore returns the store into alloc (or into its field path[0]) when

@@ -282,7 +282,7 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool) {
 	if h == w || have.Stmt == want.Stmt {
 		return
 	}
-	cross := !sameUnit && !sameConn(have.Conn, want.Conn)
+	cross := !sameUnit && distinctConns(have, want)
 	if have.Lock.Class == want.Lock.Class && !cross && !lockgraph.Upgrade(have.Lock, want.Lock) {
 		// The same table or key again in one transaction: row order
 		// within one table is not modelled. Only an upgrade that two

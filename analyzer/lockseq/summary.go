@@ -57,6 +57,26 @@ func (r Ref) local() bool {
 // sameConn reports whether two connection refs surely name one connection.
 func sameConn(a, b Ref) bool { return a == b && a != fresh && a != "" }
 
+// distinctConns reports whether two events surely run on two connections:
+// a pooled statement's connection is its own; a handle the function opened
+// differs from every other; two parameters of connection or transaction
+// type are two handles. A handle of interface type (a DBTX) may be the very
+// transaction another parameter names, as when a helper gets both a
+// transaction and the sqlc Queries wrapping it: that is no proof of a wait
+// across connections.
+func distinctConns(x, y *Event) bool {
+	a, b := x.Conn, y.Conn
+	switch {
+	case sameConn(a, b):
+		return false
+	case a == fresh || b == fresh || a == "" || b == "":
+		return true
+	case a.local() || b.local():
+		return true
+	}
+	return x.TxKind != sqlsite.Maybe && y.TxKind != sqlsite.Maybe
+}
+
 // Hold says whether and how a granted lock stays held after its statement.
 type Hold uint8
 
