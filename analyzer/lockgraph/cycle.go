@@ -47,6 +47,15 @@ type Cycle struct {
 	Also []string
 }
 
+// Anchor returns the step a report points at: the breaker's, or else the
+// first.
+func (c *Cycle) Anchor() *Edge {
+	if c.Breaker >= 0 && c.Breaker < len(c.Steps) {
+		return c.Steps[c.Breaker]
+	}
+	return c.Steps[0]
+}
+
 // Funcs returns the distinct functions of the cycle's witnesses, sorted.
 func (c *Cycle) Funcs() []string {
 	out := make([]string, 0, len(c.Steps))
@@ -104,8 +113,8 @@ func (g *Graph) Edges() []*Edge { return g.edges }
 // the same few functions; reporting each would bury the finding. So cycles
 // are grouped by the functions that witness them: a cycle is reported only
 // when no shorter or equally short, at least as severe cycle has the same
-// functions, or a subset of them of two functions or more. The others are
-// listed in the reported cycle's Also.
+// functions, or a subset of them of two functions or more, or the same
+// anchor (see Anchor). The others are listed in the reported cycle's Also.
 func (g *Graph) Cycles(maxLen int) []*Cycle {
 	var out []*Cycle
 	seen := map[string]bool{}
@@ -201,7 +210,11 @@ func group(cycles []*Cycle) []*Cycle {
 				}
 				same := slices.Equal(keptFuncs[i], funcs)
 				subset := len(keptFuncs[i]) >= 2 && isSubset(keptFuncs[i], funcs)
-				if same || subset {
+				// Two cycles reported at one request would say the same
+				// thing twice at one line: changing that request's order
+				// is the fix for both.
+				sameAnchor := k.Anchor() == c.Anchor()
+				if same || subset || sameAnchor {
 					if len(k.Also) < maxAlso {
 						k.Also = append(k.Also, c.Key())
 					}

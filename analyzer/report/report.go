@@ -76,7 +76,7 @@ func Message(c *lockgraph.Cycle, o Options) string {
 			}
 			also[i] = strings.Join(classes, " -> ")
 		}
-		b.WriteString("\n  also: the same functions close these cycles too (not reported separately): ")
+		b.WriteString("\n  also: these cycles share its functions or this request and are not reported separately: ")
 		b.WriteString(strings.Join(also, "; "))
 	}
 	return b.String()

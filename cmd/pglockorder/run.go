@@ -141,10 +141,7 @@ Flags:
 
 	cycles := lockgraph.New(edges).Cycles(*maxCycle)
 	for _, c := range cycles {
-		anchor := c.Steps[0]
-		if c.Breaker >= 0 {
-			anchor = c.Steps[c.Breaker]
-		}
+		anchor := c.Anchor()
 		findings = append(findings, finding{
 			Pkg:      anchor.Pkg,
 			Posn:     rel(anchor.Anchor()),
