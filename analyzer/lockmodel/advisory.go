@@ -94,7 +94,46 @@ func keyPart(n *pg_query.Node) KeyPart {
 	if p := n.GetParamRef(); p != nil {
 		return KeyPart{Param: int(p.GetNumber())}
 	}
+	if t, ok := templateText(n); ok {
+		return KeyPart{Template: t}
+	}
 	return KeyPart{}
+}
+
+// templateText renders a function call whose arguments are constants or $n
+// placeholders (possibly cast), such as hashtext($1), in constText's
+// canonical form with the placeholders kept.
+func templateText(n *pg_query.Node) (string, bool) {
+	fc := n.GetFuncCall()
+	if fc == nil || len(fc.GetArgs()) == 0 || fc.GetAggStar() || fc.GetAggDistinct() || fc.GetOver() != nil ||
+		fc.GetAggFilter() != nil || len(fc.GetAggOrder()) > 0 {
+		return "", false
+	}
+	args := make([]string, len(fc.GetArgs()))
+	hasParam := false
+	for i, a := range fc.GetArgs() {
+		if c, ok := constText(a); ok {
+			args[i] = c
+			continue
+		}
+		for tc := a.GetTypeCast(); tc != nil; tc = a.GetTypeCast() {
+			a = tc.GetArg()
+		}
+		if p := a.GetParamRef(); p != nil {
+			args[i] = "$" + strconv.Itoa(int(p.GetNumber()))
+			hasParam = true
+			continue
+		}
+		t, ok := templateText(a)
+		if !ok {
+			return "", false
+		}
+		args[i], hasParam = t, true
+	}
+	if !hasParam {
+		return "", false
+	}
+	return funcName(fc.GetFuncname()) + "(" + strings.Join(args, ", ") + ")", true
 }
 
 // isNull reports whether n is the NULL literal, possibly cast.

@@ -95,6 +95,11 @@ type KeyPart struct {
 	// argument is not a bare parameter (a cast such as $1::bigint still
 	// counts as the parameter).
 	Param int
+	// Template is the canonical text of a function of constants and $n
+	// placeholders, such as "hashtext($1)": binding the placeholders to
+	// constants at the call site gives the text Const would have had
+	// ("hashtext('reports')"). Empty otherwise.
+	Template string
 }
 
 // Known reports whether the key part is a constant in the SQL text.

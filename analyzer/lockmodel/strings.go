@@ -81,6 +81,8 @@ func (p KeyPart) String() string {
 		return p.Const
 	case p.Param > 0:
 		return "$" + strconv.Itoa(p.Param)
+	case p.Template != "":
+		return p.Template
 	}
 	return "?"
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/constant"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -203,11 +204,45 @@ func (fa *fnAnalysis) advisoryClass(l lockmodel.Lock, keys []ssa.Value, site ssa
 				return "advisory@" + fa.position(site.Pos())
 			}
 			parts = append(parts, c)
+		case p.Template != "":
+			c, ok := bindTemplate(p.Template, keys)
+			if !ok {
+				return "advisory@" + fa.position(site.Pos())
+			}
+			parts = append(parts, c)
 		default:
 			return "advisory@" + fa.position(site.Pos())
 		}
 	}
 	return "advisory:(" + strings.Join(parts, ", ") + ")"
+}
+
+// bindTemplate replaces the $n placeholders of a key template such as
+// "hashtext($1)" with the Go constants passed for them, giving the text the
+// lock model writes for the same call on constants ("hashtext('reports')").
+func bindTemplate(tmpl string, keys []ssa.Value) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] != '$' {
+			b.WriteByte(tmpl[i])
+			continue
+		}
+		j := i + 1
+		for j < len(tmpl) && tmpl[j] >= '0' && tmpl[j] <= '9' {
+			j++
+		}
+		n, err := strconv.Atoi(tmpl[i+1 : j])
+		if err != nil || n < 1 || n > len(keys) {
+			return "", false
+		}
+		c := goConst(keys[n-1])
+		if c == "" {
+			return "", false
+		}
+		b.WriteString(c)
+		i = j - 1
+	}
+	return b.String(), true
 }
 
 // goConst returns the text of an integer or string constant argument.
@@ -231,7 +266,8 @@ func goConst(v ssa.Value) string {
 			case constant.Int:
 				return x.Value.ExactString()
 			case constant.String:
-				return "'" + constant.StringVal(x.Value) + "'"
+				// Quoted the way the lock model writes SQL strings.
+				return "'" + strings.ReplaceAll(constant.StringVal(x.Value), "'", "''") + "'"
 			}
 		}
 		return ""
