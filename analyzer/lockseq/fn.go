@@ -163,7 +163,9 @@ func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	case sqlsite.Query:
 		fa.query(site, fa.handleOf(op.Recv), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
 	case sqlsite.Commit, sqlsite.Rollback:
-		fa.endTx(fa.handleOf(op.Recv), st)
+		if !isSavepoint(op.Recv) {
+			fa.endTx(fa.handleOf(op.Recv), st)
+		}
 	case sqlsite.Release:
 		fa.releaseConn(fa.handleOf(op.Recv), st)
 	case sqlsite.SendBatch:
@@ -456,4 +458,30 @@ func funcValue(v ssa.Value) (*ssa.Function, []ssa.Value) {
 		return fn, v.Bindings
 	}
 	return nil, nil
+}
+
+// isSavepoint reports whether v is a nested transaction begun on a
+// transaction (pgx's tx.Begin, a SAVEPOINT). Ending it ends the savepoint,
+// not the transaction: its locks stay held until the outer transaction ends
+// (after ROLLBACK TO SAVEPOINT PostgreSQL does release the savepoint's own
+// locks; keeping them is the cautious reading).
+func isSavepoint(v ssa.Value) bool {
+	for range 4 {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+			continue
+		case *ssa.ChangeInterface:
+			v = x.X
+			continue
+		case *ssa.Extract:
+			v = x.Tuple
+			continue
+		case *ssa.Call:
+			op := sqlsite.Classify(x.Common())
+			return op.Kind == sqlsite.Begin && op.RecvKind == sqlsite.Tx
+		}
+		return false
+	}
+	return false
 }

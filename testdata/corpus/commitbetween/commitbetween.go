@@ -1,4 +1,4 @@
-package commitbetween // want package:"sql=true edges=12"
+package commitbetween // want package:"sql=true edges=28"
 
 import (
 	"context"
