@@ -48,7 +48,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		}
 	}
 	for i, inv := range sum.Invokes {
-		fa.applyInvoke(site, fmt.Sprintf("%s.%d", scope, i), inv, args, bind, st)
+		fa.applyInvoke(site, fmt.Sprintf("%s.%d", scope, i), inv, mapped, args, bind, st)
 	}
 	for _, r := range sum.Releases {
 		h := fa.mapHandle(Handle{Ref: r.Ref, Conn: r.Ref}, site, scope, bind)
@@ -145,7 +145,11 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 // function's terms), its free variables the closure's bindings here.
 // Locks it leaves held on a handle private to the callee (a transaction the
 // callee begins and ends around the callback) do not outlive the call.
-func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke, args []ssa.Value, bind binder, st *state) {
+//
+// mapped gives this function's copies of the callee's events: those the
+// callee holds at the invocation are held while the callback's locks are
+// requested.
+func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke, mapped []int, args []ssa.Value, bind binder, st *state) {
 	if inv.Param < 0 || inv.Param >= len(args) || args[inv.Param] == nil {
 		return
 	}
@@ -171,7 +175,19 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 		return Handle{}, false
 	}
 	before := maps.Clone(st.held)
+	var lent []int
+	for _, h := range inv.Held {
+		if h < len(mapped) && fa.events[mapped[h]].Hold != HoldNone && !st.held[mapped[h]] {
+			st.held[mapped[h]] = true
+			lent = append(lent, mapped[h])
+		}
+	}
 	fa.apply(site, scope, sum, calleeValues(nil, bindings, nparams), cbind, st)
+	for _, h := range lent {
+		// Held by the callee only: whether it still holds them at
+		// return is its Exit's business.
+		delete(st.held, h)
+	}
 	private := fmt.Sprintf("C%d", fa.instrID(site))
 	for i := range st.held {
 		if before[i] {

@@ -70,7 +70,7 @@ type fnAnalysis struct {
 	unlocks  map[Unlock]bool
 	releases map[Release]bool
 	leaks    map[int]bool
-	invokes  map[string]bool
+	invokes  map[string]int
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -86,7 +86,7 @@ func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
 		unlocks:  map[Unlock]bool{},
 		releases: map[Release]bool{},
 		leaks:    map[int]bool{},
-		invokes:  map[string]bool{},
+		invokes:  map[string]int{},
 	}
 }
 
@@ -195,7 +195,7 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	}
 	switch v := c.Value.(type) {
 	case *ssa.Parameter, *ssa.FreeVar:
-		fa.invoke(v, c.Args)
+		fa.invoke(v, c.Args, st)
 		return
 	}
 	callee, bindings := funcValue(c.Value)
@@ -225,7 +225,7 @@ func calleeValues(args, bindings []ssa.Value, nparams int) []ssa.Value {
 // with args: its callers apply the summary of the function they pass, with
 // the handles the arguments carry (execTx(ctx, func(q *Queries) error),
 // which runs the callback on queries bound to a transaction it begins).
-func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value) {
+func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value, st *state) {
 	var param int
 	switch v := fn.(type) {
 	case *ssa.Parameter:
@@ -253,11 +253,19 @@ func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value) {
 	if len(inv.Args) == 0 {
 		return
 	}
-	key := fmt.Sprint(inv)
-	if fa.invokes[key] {
+	held := sortedKeys(st.held)
+	key := fmt.Sprint(inv.Param, inv.Args)
+	if i, ok := fa.invokes[key]; ok {
+		// The same invocation seen again (another path, or another
+		// round of the fixpoint): it may hold what either held.
+		old := fa.sum.Invokes[i].Held
+		merged := append(slices.Clone(old), held...)
+		slices.Sort(merged)
+		fa.sum.Invokes[i].Held = slices.Compact(merged)
 		return
 	}
-	fa.invokes[key] = true
+	inv.Held = held
+	fa.invokes[key] = len(fa.sum.Invokes)
 	fa.sum.Invokes = append(fa.sum.Invokes, inv)
 }
 

@@ -179,6 +179,10 @@ type Summary struct {
 type Invoke struct {
 	Param int
 	Args  []Flow
+	// Held lists the function's events whose locks may be held when it
+	// invokes the callback (a helper that takes an advisory lock, then
+	// runs fn): the callback's requests wait while they are held.
+	Held []int
 }
 
 // Unlock says that the function releases the session advisory lock Class
@@ -239,7 +243,11 @@ func (s *Summary) String() string {
 				}
 				as = append(as, fmt.Sprintf("%s=%s(%s)", p, a.Handle.Ref, a.Handle.Kind))
 			}
-			iv = append(iv, fmt.Sprintf("p%d(%s)", v.Param, strings.Join(as, ", ")))
+			call := fmt.Sprintf("p%d(%s)", v.Param, strings.Join(as, ", "))
+			if len(v.Held) > 0 {
+				call += fmt.Sprintf(" holding%v", v.Held)
+			}
+			iv = append(iv, call)
 		}
 		parts = append(parts, "invokes("+strings.Join(iv, ", ")+")")
 	}
