@@ -3,6 +3,7 @@ package lockseq
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -18,26 +19,26 @@ import (
 //
 // scope tells apart the summaries applied at one site (see mapHandle).
 func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, args []ssa.Value, bind binder, st *state) {
-	for _, k := range sum.Sinks {
-		if k.Param >= len(args) || args[k.Param] == nil {
-			continue
-		}
-		h := fa.mapHandle(k.Handle, site, scope, bind)
-		var params ssa.Value
-		if k.Args >= 0 && k.Args < len(args) {
-			params = args[k.Args]
-		}
-		fa.query(site, h, args[k.Param], params, st, k.Batch)
-	}
-	if len(sum.Events) == 0 && len(sum.Releases) == 0 && len(sum.Unlocks) == 0 && len(sum.Invokes) == 0 {
+	if len(sum.Events) == 0 && len(sum.Releases) == 0 && len(sum.Unlocks) == 0 && len(sum.Invokes) == 0 && len(sum.Sinks) == 0 {
 		return
 	}
 	mapped := make([]int, len(sum.Events))
 	for i := range sum.Events {
 		mapped[i] = fa.mapEvent(site, scope, i, &sum.Events[i], bind)
 	}
-	for _, m := range mapped {
+	// The callee's requests, with the SQL it runs for this caller placed
+	// among them where the callee runs it.
+	sinks := slices.Clone(sum.Sinks)
+	slices.SortStableFunc(sinks, func(a, b Sink) int { return a.At - b.At })
+	for i, m := range mapped {
+		for len(sinks) > 0 && sinks[0].At <= i {
+			fa.applySink(site, scope, sinks[0], mapped, args, bind, st)
+			sinks = sinks[1:]
+		}
 		fa.request(m, st, nil)
+	}
+	for _, k := range sinks {
+		fa.applySink(site, scope, k, mapped, args, bind, st)
 	}
 	for _, p := range sum.Pairs {
 		if p.Held >= len(mapped) || p.Wanted >= len(mapped) {
@@ -175,19 +176,9 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 		return Handle{}, false
 	}
 	before := maps.Clone(st.held)
-	var lent []int
-	for _, h := range inv.Held {
-		if h < len(mapped) && fa.events[mapped[h]].Hold != HoldNone && !st.held[mapped[h]] {
-			st.held[mapped[h]] = true
-			lent = append(lent, mapped[h])
-		}
-	}
+	lent := fa.lend(inv.Held, mapped, st)
 	fa.apply(site, scope, sum, calleeValues(nil, bindings, nparams), cbind, st)
-	for _, h := range lent {
-		// Held by the callee only: whether it still holds them at
-		// return is its Exit's business.
-		delete(st.held, h)
-	}
+	fa.unlend(lent, st)
 	private := fmt.Sprintf("C%d", fa.instrID(site))
 	for i := range st.held {
 		if before[i] {
@@ -196,5 +187,44 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 		if e := fa.events[i]; strings.HasPrefix(string(e.Tx), private) && strings.HasPrefix(string(e.Conn), private) {
 			delete(st.held, i)
 		}
+	}
+}
+
+// applySink runs, at a call site, the SQL text the caller passes for the
+// callee's parameter k.Param, on the callee's handle mapped here, while the
+// locks the callee holds at that point are held.
+func (fa *fnAnalysis) applySink(site ssa.Instruction, scope string, k Sink, mapped []int, args []ssa.Value, bind binder, st *state) {
+	if k.Param >= len(args) || args[k.Param] == nil {
+		return
+	}
+	h := fa.mapHandle(k.Handle, site, scope, bind)
+	var params ssa.Value
+	if k.Args >= 0 && k.Args < len(args) {
+		params = args[k.Args]
+	}
+	lent := fa.lend(k.Held, mapped, st)
+	fa.query(site, h, args[k.Param], params, st, k.Batch)
+	fa.unlend(lent, st)
+}
+
+// lend marks as held, for the duration of a callback or of SQL a callee runs
+// for its caller, this function's copies (mapped) of the callee events that
+// the callee holds at that moment; it returns those it added.
+func (fa *fnAnalysis) lend(held, mapped []int, st *state) []int {
+	var lent []int
+	for _, h := range held {
+		if h < len(mapped) && fa.events[mapped[h]].Hold != HoldNone && !st.held[mapped[h]] {
+			st.held[mapped[h]] = true
+			lent = append(lent, mapped[h])
+		}
+	}
+	return lent
+}
+
+// unlend undoes lend: whether the callee still holds those locks when it
+// returns is its Exit's business.
+func (fa *fnAnalysis) unlend(lent []int, st *state) {
+	for _, h := range lent {
+		delete(st.held, h)
 	}
 }

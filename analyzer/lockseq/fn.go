@@ -66,7 +66,7 @@ type fnAnalysis struct {
 	edges    map[[2]int]bool
 	pairs    map[[2]int]bool
 	sum      *Summary
-	sinks    map[string]bool
+	sinks    map[string]int
 	unlocks  map[Unlock]bool
 	releases map[Release]bool
 	leaks    map[int]bool
@@ -82,7 +82,7 @@ func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
 		edges:    map[[2]int]bool{},
 		pairs:    map[[2]int]bool{},
 		sum:      &Summary{},
-		sinks:    map[string]bool{},
+		sinks:    map[string]int{},
 		unlocks:  map[Unlock]bool{},
 		releases: map[Release]bool{},
 		leaks:    map[int]bool{},

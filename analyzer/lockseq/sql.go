@@ -20,7 +20,7 @@ import (
 func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Value, st *state, batch bool) {
 	t := sqlsite.Resolve(text)
 	for _, p := range t.Params {
-		fa.addSink(p, h, params, batch)
+		fa.addSink(p, h, params, batch, st)
 	}
 	if t.Unknown {
 		fa.a.debugf("%s: some query text here is built at run time and was not analysed", fa.position(site.Pos()))
@@ -415,17 +415,24 @@ func (fa *fnAnalysis) unlock(h Handle, class string, st *state) {
 }
 
 // addSink records that the function runs the text of its parameter p.
-func (fa *fnAnalysis) addSink(p int, h Handle, params ssa.Value, batch bool) {
+func (fa *fnAnalysis) addSink(p int, h Handle, params ssa.Value, batch bool, st *state) {
 	args := -1
 	if prm, ok := params.(*ssa.Parameter); ok {
 		args = slices.Index(fa.fn.Params, prm)
 	}
 	k := Sink{Param: p, Args: args, Handle: h, Batch: batch}
+	held := sortedKeys(st.held)
 	key := fmt.Sprint(k)
-	if fa.sinks[key] {
+	if i, ok := fa.sinks[key]; ok {
+		// Seen again: on another path it may hold other locks.
+		merged := append(slices.Clone(fa.sum.Sinks[i].Held), held...)
+		slices.Sort(merged)
+		fa.sum.Sinks[i].Held = slices.Compact(merged)
 		return
 	}
-	fa.sinks[key] = true
+	k.Held = held
+	k.At = len(fa.events)
+	fa.sinks[key] = len(fa.sum.Sinks)
 	fa.sum.Sinks = append(fa.sum.Sinks, k)
 }
 
@@ -454,7 +461,7 @@ func (fa *fnAnalysis) sendBatch(site ssa.Instruction, h Handle, batch ssa.Value,
 			}
 			t := sqlsite.Resolve(op.Args[op.Query])
 			for _, p := range t.Params {
-				fa.addSink(p, h, argOrNil(op.Args, op.Params), true)
+				fa.addSink(p, h, argOrNil(op.Args, op.Params), true, st)
 			}
 			if len(t.SQL) == 0 {
 				continue

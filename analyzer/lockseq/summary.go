@@ -143,6 +143,12 @@ type Sink struct {
 	Handle Handle
 	// Batch is set when the text is queued in a batch rather than run.
 	Batch bool
+	// Held lists the function's events whose locks may be held when it
+	// runs the text: the caller's statement waits while they are held.
+	Held []int
+	// At is the number of the function's events requested before the
+	// text runs, which places it among them.
+	At int
 }
 
 // Release says that the function ends the handle Ref: commits or rolls back

@@ -1,4 +1,4 @@
-package callbacks // want package:"sql=true edges=6"
+package callbacks // want package:"sql=true edges=10"
 
 import (
 	"context"
@@ -59,6 +59,34 @@ func (s *Store) SuspendTenant(ctx context.Context, id int64) error { // want Sus
 func (s *Store) ResumeTenant(ctx context.Context, id int64) error { // want ResumeTenant:`row:tenant_jobs FOR NO KEY UPDATE@C0/L0\)$`
 	return s.WithTenantLock(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, "UPDATE tenant_jobs SET paused = false WHERE tenant_id = $1", id)
+		return err
+	})
+}
+
+// underTenantLock takes the tenant lock in the caller's transaction, then
+// runs the caller's statement: the statement waits while the lock is held.
+func underTenantLock(ctx context.Context, tx pgx.Tx, query string, args ...any) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", tenantLock); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, query, args...)
+	return err
+}
+
+// RaiseQuota updates the quota under the tenant lock.
+func (s *Store) RaiseQuota(ctx context.Context, id int64) error { // want RaiseQuota:`^locks\(advisory:\(100\) exclusive@L0, .*row:tenant_quotas FOR NO KEY UPDATE@L0\)$`
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return underTenantLock(ctx, tx, "UPDATE tenant_quotas SET quota = quota + 1 WHERE tenant_id = $1", id) // want `lock-order inversion: advisory lock \(100\) and rows of tenant_quotas are locked in opposite orders`
+	})
+}
+
+// ResetQuota locks the quota row, then takes the tenant lock.
+func (s *Store) ResetQuota(ctx context.Context, id int64) error { // want ResetQuota:`row:tenant_quotas FOR NO KEY UPDATE@L0, advisory:\(100\) exclusive@L0\)$`
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "UPDATE tenant_quotas SET quota = 0 WHERE tenant_id = $1", id); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", tenantLock)
 		return err
 	})
 }

@@ -52,7 +52,7 @@ func Chargeback(ctx context.Context, pool *pgxpool.Pool, id int64) error { // wa
 
 // Touch locks either a coupon or a gift card first, chosen at run time,
 // then the cart: each alternative is a possible first lock.
-func Touch(ctx context.Context, pool *pgxpool.Pool, id int64, gift bool) error { // want Touch:`locks\(.*row:coupons FOR UPDATE@L0.*row:gift_cards FOR UPDATE@L0.*row:carts FOR NO KEY UPDATE@L0`
+func Touch(ctx context.Context, pool *pgxpool.Pool, id int64, gift bool) error { // want Touch:`locks\(.*row:carts FOR NO KEY UPDATE@L0.*row:coupons FOR UPDATE@L0.*row:gift_cards FOR UPDATE@L0`
 	query := "SELECT id FROM coupons WHERE id = $1 FOR UPDATE"
 	if gift {
 		query = "SELECT id FROM gift_cards WHERE id = $1 FOR UPDATE"
