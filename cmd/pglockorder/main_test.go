@@ -203,3 +203,18 @@ func TestVet(t *testing.T) {
 		t.Errorf("go vet on the example: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestWholeProgramSubset names only the API package: the billing package it
+// imports, in the same module, is analysed too, so the cycle is still found.
+func TestWholeProgramSubset(t *testing.T) {
+	bin := buildTool(t)
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	download(t, dir)
+	out, errOut, code := runTool(t, dir, bin, "./seed/api")
+	if code != exitFindings || !strings.Contains(out, "rows of subscriptions and rows of usage_records are locked in opposite orders") {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

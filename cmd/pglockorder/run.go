@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
@@ -89,13 +87,13 @@ Flags:
 	}
 
 	start := time.Now()
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Tests: *tests, Dir: *dir}
+	cfg := &packages.Config{Mode: loadMode, Tests: *tests, Dir: *dir}
 	if *tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + *tags}
 	}
-	pkgs, err := packages.Load(cfg, patterns...)
+	pkgs, err := load(cfg, patterns)
 	if err != nil {
-		fmt.Fprintf(stderr, "pglockorder: loading packages: %v\n", err)
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitError
 	}
 	if n := packages.PrintErrors(pkgs); n > 0 {
@@ -108,30 +106,25 @@ Flags:
 	}
 	loaded := time.Since(start)
 
-	graph, err := checker.Analyze([]*analysis.Analyzer{analyzer.Analyzer}, pkgs, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-		return exitError
-	}
 	var (
 		edges    []*lockgraph.Edge
 		findings []finding
 		failed   bool
 	)
 	rel := relativizer(*dir)
-	for _, act := range graph.Roots {
-		if act.Err != nil {
-			fmt.Fprintf(stderr, "pglockorder: %s: %v\n", act.Package.PkgPath, act.Err)
+	for _, u := range analyze(analyzer.Analyzer, pkgs) {
+		if u.err != nil {
+			fmt.Fprintf(stderr, "pglockorder: %s: %v\n", u.pkg.PkgPath, u.err)
 			failed = true
 			continue
 		}
-		if res, ok := act.Result.(*analyzer.Result); ok {
+		if res, ok := u.result.(*analyzer.Result); ok {
 			edges = append(edges, res.Edges...)
 		}
-		for _, d := range act.Diagnostics {
+		for _, d := range u.diagnostics {
 			findings = append(findings, finding{
-				Pkg:      act.Package.PkgPath,
-				Posn:     rel(act.Package.Fset.Position(d.Pos).String()),
+				Pkg:      u.pkg.PkgPath,
+				Posn:     rel(u.pkg.Fset.Position(d.Pos).String()),
 				Category: d.Category,
 				Message:  d.Message,
 			})
