@@ -109,6 +109,12 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 
 	res.Edges = an.Edges
+	if deferred {
+		// The driver sees every package's edges in its results: the
+		// fact needs no copy of them.
+		pass.ExportPackageFact(info)
+		return res, nil
+	}
 	all := make([]*lockgraph.Edge, 0, len(info.Edges)+len(an.Edges))
 	for i := range info.Edges {
 		all = append(all, &info.Edges[i])
@@ -120,10 +126,7 @@ func run(pass *analysis.Pass) (any, error) {
 		info.Edges[i] = *e
 	}
 	pass.ExportPackageFact(info)
-
-	if !deferred {
-		reportCycles(pass, an, all)
-	}
+	reportCycles(pass, an, all)
 	return res, nil
 }
 
@@ -170,7 +173,9 @@ func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
 		var dep PackageInfo
 		if pass.ImportPackageFact(imp, &dep) {
 			relevant = relevant || dep.HasSQL
-			info.Edges = append(info.Edges, dep.Edges...)
+			if !deferred {
+				info.Edges = append(info.Edges, dep.Edges...)
+			}
 		}
 	}
 	if !relevant {
