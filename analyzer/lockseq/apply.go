@@ -162,7 +162,7 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 	if sum.Empty() {
 		return
 	}
-	nparams := len(callee.Params)
+	nparams := numParams(callee)
 	cbind := func(i int, path []string) (Handle, bool) {
 		if i >= nparams {
 			return fa.bindArg(nil, bindings, nparams, i, path)

@@ -207,9 +207,9 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 		return
 	}
 	bind := func(i int, path []string) (Handle, bool) {
-		return fa.bindArg(c.Args, bindings, len(callee.Params), i, path)
+		return fa.bindArg(c.Args, bindings, numParams(callee), i, path)
 	}
-	fa.apply(site, "", sum, calleeValues(c.Args, bindings, len(callee.Params)), bind, st)
+	fa.apply(site, "", sum, calleeValues(c.Args, bindings, numParams(callee)), bind, st)
 }
 
 // calleeValues lists the values of a callee's parameters at a call site,
@@ -314,9 +314,9 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 			if i == 0 && len(path) == 0 {
 				return tx, true
 			}
-			return fa.bindArg(nil, bindings, len(callee.Params), i, path)
+			return fa.bindArg(nil, bindings, numParams(callee), i, path)
 		}
-		fa.apply(site, "", sum, calleeValues(nil, bindings, len(callee.Params)), bind, st)
+		fa.apply(site, "", sum, calleeValues(nil, bindings, numParams(callee)), bind, st)
 	}
 	if tx.Ref != recv.Ref {
 		fa.endTx(tx, st)
@@ -492,4 +492,18 @@ func isSavepoint(v ssa.Value) bool {
 		return false
 	}
 	return false
+}
+
+// numParams is the number of parameters of fn, the receiver included, the
+// way summaries number them. A function of another package has no
+// Params in SSA (its body is not built): count its signature instead.
+func numParams(fn *ssa.Function) int {
+	if len(fn.Params) > 0 || fn.Blocks != nil {
+		return len(fn.Params)
+	}
+	n := fn.Signature.Params().Len()
+	if fn.Signature.Recv() != nil {
+		n++
+	}
+	return n
 }
