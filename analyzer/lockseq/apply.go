@@ -24,7 +24,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	}
 	mapped := make([]int, len(sum.Events))
 	for i := range sum.Events {
-		mapped[i] = fa.mapEvent(site, scope, i, &sum.Events[i], bind)
+		mapped[i] = fa.mapEvent(site, scope, i, &sum.Events[i], args, bind)
 	}
 	// The callee's requests, with the SQL it runs for this caller placed
 	// among them where the callee runs it.
@@ -44,8 +44,13 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		if p.Held >= len(mapped) || p.Wanted >= len(mapped) {
 			continue
 		}
-		if h := mapped[p.Held]; fa.events[h].Hold != HoldNone {
-			fa.edge(h, mapped[p.Wanted], fa.events[mapped[p.Wanted]], false)
+		h, w := mapped[p.Held], mapped[p.Wanted]
+		if p.Drawn && fa.events[h].Lock.Class == concrete(sum.Events[p.Held].Lock.Class) &&
+			fa.events[w].Lock.Class == concrete(sum.Events[p.Wanted].Lock.Class) {
+			continue // the callee drew this very edge
+		}
+		if fa.events[h].Hold != HoldNone {
+			fa.edge(h, w, fa.events[w], false)
 		}
 	}
 	for i, inv := range sum.Invokes {
@@ -64,6 +69,8 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		class := u.Class
 		if class == "?" {
 			class = "advisory@"
+		} else {
+			class = fa.bindClass(class, args)
 		}
 		fa.unlockMapped(h, class, st)
 	}
@@ -85,7 +92,10 @@ func (fa *fnAnalysis) unlockMapped(h Handle, class string, st *state) {
 }
 
 // mapEvent creates (once) the caller's copy of callee event i.
-func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Event, bind binder) int {
+//
+// vals are the callee's parameter values at the site, which bind the keys
+// of its parametric advisory locks.
+func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Event, vals []ssa.Value, bind binder) int {
 	key := eventKey{site, -1, i, scope}
 	if j, ok := fa.eventIdx[key]; ok {
 		return j
@@ -95,6 +105,7 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 		Lock: ev.Lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Hold: ev.Hold,
 		Stmt: fmt.Sprintf("%d%s/%s", fa.instrID(site), scope, ev.Stmt),
 	}
+	out.Lock.Class = fa.bindClass(ev.Lock.Class, vals)
 	if out.TxKind == 0 {
 		out.TxKind = ev.TxKind
 	}

@@ -64,7 +64,7 @@ type fnAnalysis struct {
 	locals   map[ssa.Value]Ref
 	sites    map[ssa.Instruction]int
 	edges    map[[2]int]bool
-	pairs    map[[2]int]bool
+	pairs    map[[2]int]Pair
 	sum      *Summary
 	sinks    map[string]int
 	unlocks  map[Unlock]bool
@@ -80,7 +80,7 @@ func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
 		locals:   map[ssa.Value]Ref{},
 		sites:    map[ssa.Instruction]int{},
 		edges:    map[[2]int]bool{},
-		pairs:    map[[2]int]bool{},
+		pairs:    map[[2]int]Pair{},
 		sum:      &Summary{},
 		sinks:    map[string]int{},
 		unlocks:  map[Unlock]bool{},
@@ -331,8 +331,8 @@ func (fa *fnAnalysis) finish(exit *state) {
 			fa.sum.Exit = append(fa.sum.Exit, i)
 		}
 	}
-	for p := range fa.pairs {
-		fa.sum.Pairs = append(fa.sum.Pairs, Pair{Held: p[0], Wanted: p[1]})
+	for _, p := range fa.pairs {
+		fa.sum.Pairs = append(fa.sum.Pairs, p)
 	}
 	slices.SortFunc(fa.sum.Pairs, func(a, b Pair) int {
 		if a.Held != b.Held {

@@ -168,7 +168,9 @@ func (fa *fnAnalysis) addEvent(key eventKey, ev *Event, site ssa.Instruction) in
 	fa.eventIdx[key] = i
 	if ev.Lock.Session && ev.Conn == fresh && !fa.leaks[i] {
 		fa.leaks[i] = true
-		fa.a.Leaks = append(fa.a.Leaks, Leak{Pos: site.Pos(), Lock: ev.Lock, Path: ev.Path})
+		l := ev.Lock
+		l.Class = concrete(l.Class)
+		fa.a.Leaks = append(fa.a.Leaks, Leak{Pos: site.Pos(), Lock: l, Path: ev.Path})
 	}
 	return i
 }
@@ -195,32 +197,127 @@ func (fa *fnAnalysis) holdOf(ev *Event, st *state) Hold {
 func (fa *fnAnalysis) advisoryClass(l lockmodel.Lock, keys []ssa.Value, site ssa.Instruction) string {
 	parts := make([]string, 0, len(l.Key.Parts))
 	for _, p := range l.Key.Parts {
+		var (
+			c  string
+			ok bool
+		)
 		switch {
 		case p.Known():
-			parts = append(parts, p.Const)
+			c, ok = p.Const, true
 		case p.Param > 0 && p.Param <= len(keys):
-			c := goConst(keys[p.Param-1])
-			if c == "" {
-				return "advisory@" + fa.position(site.Pos())
-			}
-			parts = append(parts, c)
+			c, ok = fa.keyText(keys[p.Param-1])
 		case p.Template != "":
-			c, ok := bindTemplate(p.Template, keys)
-			if !ok {
-				return "advisory@" + fa.position(site.Pos())
-			}
-			parts = append(parts, c)
-		default:
+			c, ok = bindTemplate(p.Template, func(n int) (string, bool) {
+				if n < 1 || n > len(keys) {
+					return "", false
+				}
+				return fa.keyText(keys[n-1])
+			})
+		}
+		if !ok {
 			return "advisory@" + fa.position(site.Pos())
 		}
+		parts = append(parts, c)
 	}
-	return "advisory:(" + strings.Join(parts, ", ") + ")"
+	class := "advisory:(" + strings.Join(parts, ", ") + ")"
+	if strings.Contains(class, "?p") {
+		// Remember the SQL site: where no caller binds the key, the
+		// lock is the site's own, like any key unknown before run time.
+		class += siteSep + fa.position(site.Pos())
+	}
+	return class
+}
+
+// siteSep separates a parametric class from the SQL site it falls back to.
+const siteSep = "|@"
+
+// keyText is the text of a Go value bound to an advisory key: a constant's
+// text, or "?pN" when it is the function's parameter N (free variables of a
+// closure numbered after the parameters). A class with such a placeholder
+// is parametric: each caller substitutes what it passes (see bindClass).
+func (fa *fnAnalysis) keyText(v ssa.Value) (string, bool) {
+	if c := goConst(v); c != "" {
+		return c, true
+	}
+	switch x := stripConversions(v).(type) {
+	case *ssa.Parameter:
+		if i := slices.Index(fa.fn.Params, x); i >= 0 {
+			return "?p" + strconv.Itoa(i), true
+		}
+	case *ssa.FreeVar:
+		if i := slices.Index(fa.fn.FreeVars, x); i >= 0 {
+			return "?p" + strconv.Itoa(len(fa.fn.Params)+i), true
+		}
+	}
+	return "", false
+}
+
+// parametric reports whether a lock class names a key that the callers
+// supply ("advisory:(?p2)|@file:line:col").
+func parametric(class string) bool {
+	return strings.HasPrefix(class, "advisory:") && strings.Contains(class, siteSep)
+}
+
+// classKey is a class without the SQL site of a parametric key: a lock and
+// its unlock at two sites name the same key.
+func classKey(class string) string {
+	key, _, _ := strings.Cut(class, siteSep)
+	return key
+}
+
+// concrete is the class a lock has where nobody binds its key: a
+// parametric class falls back to its SQL site's own class.
+func concrete(class string) string {
+	if !parametric(class) {
+		return class
+	}
+	_, site, _ := strings.Cut(class, siteSep)
+	return "advisory@" + site
+}
+
+// bindClass substitutes, at a call site, the values passed for the
+// placeholders of a parametric class. vals are the callee's parameter values
+// there; a value that is neither a constant nor a parameter of this function
+// leaves the key unknown: the class of the SQL site that takes the lock.
+func (fa *fnAnalysis) bindClass(class string, vals []ssa.Value) string {
+	if !parametric(class) {
+		return class
+	}
+	key, site, _ := strings.Cut(class, siteSep)
+	var b strings.Builder
+	for i := 0; i < len(key); i++ {
+		if !strings.HasPrefix(key[i:], "?p") {
+			b.WriteByte(key[i])
+			continue
+		}
+		j := i + 2
+		for j < len(key) && key[j] >= '0' && key[j] <= '9' {
+			j++
+		}
+		n, err := strconv.Atoi(key[i+2 : j])
+		if err != nil || n >= len(vals) || vals[n] == nil {
+			return "advisory@" + site
+		}
+		c, ok := fa.keyText(vals[n])
+		if !ok {
+			return "advisory@" + site
+		}
+		b.WriteString(c)
+		i = j - 1
+	}
+	bound := b.String()
+	if strings.Contains(bound, "?p") {
+		// Bound to this function's own parameters: still parametric.
+		return bound + siteSep + site
+	}
+	return bound
 }
 
 // bindTemplate replaces the $n placeholders of a key template such as
-// "hashtext($1)" with the Go constants passed for them, giving the text the
-// lock model writes for the same call on constants ("hashtext('reports')").
-func bindTemplate(tmpl string, keys []ssa.Value) (string, bool) {
+// "hashtext($1)" with the text of the values passed for them, giving the
+// text the lock model writes for the same call on constants
+// ("hashtext('reports')").
+func bindTemplate(tmpl string, arg func(n int) (string, bool)) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(tmpl); i++ {
 		if tmpl[i] != '$' {
@@ -232,11 +329,11 @@ func bindTemplate(tmpl string, keys []ssa.Value) (string, bool) {
 			j++
 		}
 		n, err := strconv.Atoi(tmpl[i+1 : j])
-		if err != nil || n < 1 || n > len(keys) {
+		if err != nil {
 			return "", false
 		}
-		c := goConst(keys[n-1])
-		if c == "" {
+		c, ok := arg(n)
+		if !ok {
 			return "", false
 		}
 		b.WriteString(c)
@@ -245,33 +342,36 @@ func bindTemplate(tmpl string, keys []ssa.Value) (string, bool) {
 	return b.String(), true
 }
 
-// goConst returns the text of an integer or string constant argument.
-func goConst(v ssa.Value) string {
+// stripConversions looks through interface boxing and conversions.
+func stripConversions(v ssa.Value) ssa.Value {
 	for {
 		switch x := v.(type) {
 		case *ssa.MakeInterface:
 			v = x.X
-			continue
 		case *ssa.Convert:
 			v = x.X
-			continue
 		case *ssa.ChangeType:
 			v = x.X
-			continue
-		case *ssa.Const:
-			if x.Value == nil {
-				return ""
-			}
-			switch x.Value.Kind() {
-			case constant.Int:
-				return x.Value.ExactString()
-			case constant.String:
-				// Quoted the way the lock model writes SQL strings.
-				return "'" + strings.ReplaceAll(constant.StringVal(x.Value), "'", "''") + "'"
-			}
+		default:
+			return v
 		}
+	}
+}
+
+// goConst returns the text of an integer or string constant argument.
+func goConst(v ssa.Value) string {
+	x, ok := stripConversions(v).(*ssa.Const)
+	if !ok || x.Value == nil {
 		return ""
 	}
+	switch x.Value.Kind() {
+	case constant.Int:
+		return x.Value.ExactString()
+	case constant.String:
+		// Quoted the way the lock model writes SQL strings.
+		return "'" + strings.ReplaceAll(constant.StringVal(x.Value), "'", "''") + "'"
+	}
+	return ""
 }
 
 // request records the edges from every held lock to a new request.
@@ -327,15 +427,26 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool) {
 		return
 	}
 	if have.Hold == HoldCond {
-		fa.pairs[[2]int{h, w}] = true
+		// Whether the first lock is held at all is for the callers
+		// to say.
+		if _, ok := fa.pairs[[2]int{h, w}]; !ok {
+			fa.pairs[[2]int{h, w}] = Pair{Held: h, Wanted: w}
+		}
 		return
+	}
+	if parametric(have.Lock.Class) || parametric(want.Lock.Class) {
+		// Callers that pass constants for the key see the edge between
+		// the real keys; here it is drawn with the key unknown.
+		fa.pairs[[2]int{h, w}] = Pair{Held: h, Wanted: w, Drawn: true}
 	}
 	if !want.Lock.Waits || fa.edges[[2]int{h, w}] {
 		return
 	}
 	fa.edges[[2]int{h, w}] = true
+	held, wanted := have.Lock, want.Lock
+	held.Class, wanted.Class = concrete(held.Class), concrete(wanted.Class)
 	e := &lockgraph.Edge{
-		Held: have.Lock, Wanted: want.Lock,
+		Held: held, Wanted: wanted,
 		Func: fa.name, Pkg: fa.pkgPath(),
 		HeldPath: have.Path, WantedPath: want.Path,
 		CrossConn: cross,
@@ -401,7 +512,7 @@ func (fa *fnAnalysis) unlock(h Handle, class string, st *state) {
 		if !e.Lock.Session || !sameConn(e.Conn, h.Conn) && h.Conn != fresh {
 			continue
 		}
-		if class == "" || e.Lock.Class == class || unknown && strings.HasPrefix(e.Lock.Class, "advisory@") {
+		if class == "" || classKey(e.Lock.Class) == classKey(class) || unknown && strings.HasPrefix(concrete(e.Lock.Class), "advisory@") {
 			delete(st.held, i)
 		}
 	}

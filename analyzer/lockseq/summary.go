@@ -124,7 +124,13 @@ type Event struct {
 
 // Pair says that event Held may still be held when event Wanted is
 // requested, if Held's handle turns out to be a transaction (HoldCond).
-type Pair struct{ Held, Wanted int }
+type Pair struct {
+	Held, Wanted int
+	// Drawn is set when the function drew the edge itself, with an
+	// advisory key its callers supply taken as unknown; a caller draws it
+	// again only when it binds the key.
+	Drawn bool
+}
 
 // Flow says that result Result of the function, at field path Path
 // ("" for the result itself, "db" for its field db), is handle Handle.

@@ -1,4 +1,4 @@
-package advisory // want package:"sql=true edges=16"
+package advisory
 
 import (
 	"context"

@@ -75,7 +75,7 @@ func (j *Jobs) CollectPayments(ctx context.Context) error { // want CollectPayme
 
 // LockTenants locks two tenants by run-time keys. Nothing is known about
 // the keys, so the analysis does not guess a cycle with SwapTenants.
-func (j *Jobs) LockTenants(ctx context.Context, first, second int64) error { // want LockTenants:`locks\(.*advisory@.* exclusive@L0.*advisory@.* exclusive@L0`
+func (j *Jobs) LockTenants(ctx context.Context, first, second int64) error { // want LockTenants:`locks\(advisory:\(\?p2\)\|@.* exclusive@L0, advisory:\(\?p3\)\|@.* exclusive@L0\)`
 	tx, err := j.pool.Begin(ctx)
 	if err != nil {
 		return err
@@ -91,7 +91,7 @@ func (j *Jobs) LockTenants(ctx context.Context, first, second int64) error { // 
 }
 
 // SwapTenants does the same at other sites.
-func (j *Jobs) SwapTenants(ctx context.Context, a, b int64) error { // want SwapTenants:`locks\(.*advisory@.* exclusive@L0.*advisory@.* exclusive@L0`
+func (j *Jobs) SwapTenants(ctx context.Context, a, b int64) error { // want SwapTenants:`locks\(advisory:\(\?p3\)\|@.* exclusive@L0, advisory:\(\?p2\)\|@.* exclusive@L0\)`
 	tx, err := j.pool.Begin(ctx)
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 
 // InvoiceAccount guards the account with a session advisory lock on a
 // dedicated connection, then locks its subscription and its usage records.
-func InvoiceAccount(ctx context.Context, pool *pgxpool.Pool, accountID int64) error { // want InvoiceAccount:`locks\(advisory@.*invoice.go:[0-9]+:24 exclusive@L0, .*row:subscriptions FOR UPDATE@L1, .*row:usage_records FOR UPDATE@L1\)`
+func InvoiceAccount(ctx context.Context, pool *pgxpool.Pool, accountID int64) error { // want InvoiceAccount:`locks\(advisory:\(\?p2\)\|@.*invoice.go:[0-9]+:24 exclusive@L0, .*row:subscriptions FOR UPDATE@L1, .*row:usage_records FOR UPDATE@L1\)`
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
