@@ -67,7 +67,11 @@ func (fa *fnAnalysis) runTexts(site ssa.Instruction, h Handle, units [][]string,
 // sent together run as one implicit transaction: their locks are held until
 // the unit ends, even on an autocommit handle.
 func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []string, keyArgs [][]ssa.Value, st *state) {
-	var unitHeld []int // held until the end of the unit only
+	var (
+		unitHeld []int  // held until the end of the unit only
+		stmtHeld []int  // held until the end of the current statement
+		curStmt  string // the current statement
+	)
 	idx := 0
 	statements := 0
 	for ti, text := range texts {
@@ -85,6 +89,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 		}
 		for _, eff := range an.Effects {
 			stmt := fmt.Sprintf("%p#%d#%d#%d", site, alt, ti, eff.Stmt)
+			if stmt != curStmt {
+				curStmt, stmtHeld = stmt, nil
+			}
 			switch eff.Kind {
 			case lockmodel.Acquire:
 				where := describeHandle(h)
@@ -99,12 +106,18 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 				}
 				ev := fa.newEvent(eventKey{site, alt, idx, ""}, site, h, eff, keys, stmt, where, st)
 				idx++
-				fa.request(ev, st, unitHeld)
+				// One statement takes its locks one after the other (its
+				// table locks as it is planned, then row by row, in the
+				// order of its FROM list) and holds each until it ends,
+				// even in autocommit mode.
+				fa.request(ev, st, append(slices.Clone(unitHeld), stmtHeld...))
 				switch {
 				case fa.events[ev].Hold != HoldNone:
 					st.held[ev] = true
 				case statements > 1 || len(texts) > 1:
 					unitHeld = append(unitHeld, ev)
+				default:
+					stmtHeld = append(stmtHeld, ev)
 				}
 			case lockmodel.Unlock:
 				fa.unlock(h, fa.advisoryClass(eff.Lock, keys, site), st)
@@ -415,7 +428,10 @@ func (fa *fnAnalysis) alreadyHeld(want *Event, held []int) bool {
 // them.
 func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool) {
 	have := fa.events[h]
-	if h == w || have.Stmt == want.Stmt {
+	if h == w || have.Stmt == want.Stmt && h > w {
+		// A statement's earlier locks are held while it takes its later
+		// ones; one from a previous run of the same statement (in a
+		// loop) is not ordered against it here.
 		return
 	}
 	cross := !sameUnit && distinctConns(have, want)

@@ -1,4 +1,4 @@
-package advisory // want package:"sql=true edges=22"
+package advisory // want package:"sql=true edges=27"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package autocommit // want package:"sql=true edges=8"
+package autocommit // want package:"sql=true edges=22"
 
 import (
 	"context"

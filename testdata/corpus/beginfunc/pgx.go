@@ -1,4 +1,4 @@
-package beginfunc // want package:"sql=true edges=24"
+package beginfunc // want package:"sql=true edges=38"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package branches // want package:"sql=true edges=20"
+package branches // want package:"sql=true edges=28"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package callbacks // want package:"sql=true edges=10"
+package callbacks // want package:"sql=true edges=15"
 
 import (
 	"context"

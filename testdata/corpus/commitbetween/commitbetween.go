@@ -1,4 +1,4 @@
-package commitbetween // want package:"sql=true edges=28"
+package commitbetween // want package:"sql=true edges=41"
 
 import (
 	"context"

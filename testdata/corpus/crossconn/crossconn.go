@@ -1,4 +1,4 @@
-package crossconn // want package:"sql=true edges=20"
+package crossconn // want package:"sql=true edges=31"
 
 import (
 	"context"

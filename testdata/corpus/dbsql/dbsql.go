@@ -1,4 +1,4 @@
-package dbsql // want package:"sql=true edges=8"
+package dbsql // want package:"sql=true edges=12"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package forshare // want package:"sql=true edges=29"
+package forshare // want package:"sql=true edges=45"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package locktable // want package:"sql=true edges=7"
+package locktable // want package:"sql=true edges=9"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package multistmt // want package:"sql=true edges=20"
+package multistmt
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package pgxv4 // want package:"sql=true edges=8"
+package pgxv4 // want package:"sql=true edges=14"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package skiplocked // want package:"sql=true edges=22"
+package skiplocked // want package:"sql=true edges=34"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package sprintf // want package:"sql=true edges=32"
+package sprintf // want package:"sql=true edges=46"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package threeway // want package:"sql=true edges=24"
+package threeway // want package:"sql=true edges=36"
 
 import (
 	"context"

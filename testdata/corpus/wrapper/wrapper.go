@@ -1,4 +1,4 @@
-package wrapper // want package:"sql=true edges=12"
+package wrapper // want package:"sql=true edges=18"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package fixed // want package:"sql=true edges=11"
+package fixed // want package:"sql=true edges=15"
 
 import (
 	"context"

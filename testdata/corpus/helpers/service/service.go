@@ -1,4 +1,4 @@
-package service // want package:"sql=true edges=8"
+package service // want package:"sql=true edges=11"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package store // want package:"sql=true edges=0"
+package store // want package:"sql=true edges=3"
 
 import (
 	"context"

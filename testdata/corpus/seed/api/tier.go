@@ -1,4 +1,4 @@
-package api // want package:"sql=true edges=12"
+package api // want package:"sql=true edges=16"
 
 import (
 	"context"

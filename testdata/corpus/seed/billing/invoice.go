@@ -1,4 +1,4 @@
-package billing // want package:"sql=true edges=8"
+package billing // want package:"sql=true edges=10"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package store // want package:"sql=true edges=8"
+package store // want package:"sql=true edges=12"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package use // want package:"sql=true edges=8"
+package use // want package:"sql=true edges=12"
 
 import (
 	"context"
