@@ -49,7 +49,9 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 			fa.events[w].Lock.Class == concrete(sum.Events[p.Wanted].Lock.Class) {
 			continue // the callee drew this very edge
 		}
-		if fa.events[h].Hold != HoldNone {
+		if fa.events[h].Hold != HoldNone && !fa.alreadyHeld(fa.events[w], sortedKeys(st.held)) {
+			// As for any request, one this function already holds in a
+			// covering mode waits for nothing.
 			fa.edge(h, w, fa.events[w], false)
 		}
 	}
