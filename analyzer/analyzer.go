@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
@@ -55,13 +56,20 @@ func init() {
 type PackageInfo struct {
 	HasSQL bool
 	Edges  []lockgraph.Edge
+	// TempTables are the temporary tables created by the package and its
+	// imports: locks on them are never shared between sessions.
+	TempTables []string
 }
 
 // AFact marks PackageInfo as an analysis fact.
 func (*PackageInfo) AFact() {}
 
 func (p *PackageInfo) String() string {
-	return fmt.Sprintf("sql=%t edges=%d", p.HasSQL, len(p.Edges))
+	s := fmt.Sprintf("sql=%t edges=%d", p.HasSQL, len(p.Edges))
+	if len(p.TempTables) > 0 {
+		s += fmt.Sprintf(" temp=%v", p.TempTables)
+	}
+	return s
 }
 
 // Result is the analyzer's result for one package: its own edges and
@@ -69,6 +77,8 @@ func (p *PackageInfo) String() string {
 type Result struct {
 	// Edges are the lock-order edges found in the package's functions.
 	Edges []*lockgraph.Edge
+	// TempTables are the temporary tables the package's SQL creates.
+	TempTables []string
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -109,6 +119,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 
 	res.Edges = an.Edges
+	res.TempTables = sortedSet(an.TempTables)
 	if deferred {
 		// The driver sees every package's edges in its results: the
 		// fact needs no copy of them.
@@ -125,8 +136,13 @@ func run(pass *analysis.Pass) (any, error) {
 	for i, e := range all {
 		info.Edges[i] = *e
 	}
+	temps := map[string]bool{}
+	for _, t := range append(info.TempTables, res.TempTables...) {
+		temps[t] = true
+	}
+	info.TempTables = sortedSet(temps)
 	pass.ExportPackageFact(info)
-	reportCycles(pass, an, all)
+	reportCycles(pass, an, lockgraph.WithoutTables(all, temps))
 	return res, nil
 }
 
@@ -175,6 +191,7 @@ func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
 			relevant = relevant || dep.HasSQL
 			if !deferred {
 				info.Edges = append(info.Edges, dep.Edges...)
+				info.TempTables = append(info.TempTables, dep.TempTables...)
 			}
 		}
 	}
@@ -256,4 +273,14 @@ func debugf(pass *analysis.Pass) func(string, ...any) {
 	return func(format string, args ...any) {
 		fmt.Fprintf(debugOut, "pglockorder: %s: "+format+"\n", append([]any{pass.Pkg.Path()}, args...)...)
 	}
+}
+
+// sortedSet returns the keys of a set, sorted, for deterministic facts.
+func sortedSet(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

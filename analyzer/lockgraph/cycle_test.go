@@ -904,3 +904,22 @@ func TestBreakerFollowers(t *testing.T) {
 		t.Errorf("Followers = %d, want 3 (p.A, p.B, p.C)", c.Followers)
 	}
 }
+
+// TestWithoutTables checks that edges touching a temporary table, as a row
+// or a table lock, are dropped and the others kept.
+func TestWithoutTables(t *testing.T) {
+	fu := lockmodel.ForUpdate
+	keep := edge("p.A", row("a", fu), row("b", fu))
+	edges := []*lockgraph.Edge{
+		keep,
+		edge("p.A", row("tmp", fu), row("b", fu)),
+		edge("p.A", row("a", fu), table("tmp", lockmodel.RowExclusive)),
+	}
+	got := lockgraph.WithoutTables(edges, map[string]bool{"tmp": true})
+	if len(got) != 1 || got[0] != keep {
+		t.Fatalf("WithoutTables kept %d edges, want only a -> b", len(got))
+	}
+	if got := lockgraph.WithoutTables(edges, nil); len(got) != 3 {
+		t.Errorf("WithoutTables with no tables kept %d of 3 edges", len(got))
+	}
+}

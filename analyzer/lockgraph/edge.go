@@ -179,3 +179,27 @@ func Upgrade(held, want Lock) bool {
 func (e *Edge) IsUpgrade() bool {
 	return !e.CrossConn && e.Held.Class == e.Wanted.Class && Upgrade(e.Held, e.Wanted)
 }
+
+// WithoutTables drops the edges with an end on one of the given tables (row
+// or table locks). Temporary tables are private to a session: locks on them
+// never make another session wait, whatever their order.
+func WithoutTables(edges []*Edge, tables map[string]bool) []*Edge {
+	if len(tables) == 0 {
+		return edges
+	}
+	onTable := func(class string) bool {
+		for _, prefix := range []string{"row:", "table:"} {
+			if name, ok := strings.CutPrefix(class, prefix); ok && tables[name] {
+				return true
+			}
+		}
+		return false
+	}
+	out := make([]*Edge, 0, len(edges))
+	for _, e := range edges {
+		if !onTable(e.Held.Class) && !onTable(e.Wanted.Class) {
+			out = append(out, e)
+		}
+	}
+	return out
+}

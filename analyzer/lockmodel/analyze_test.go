@@ -51,6 +51,8 @@ func render(e Effect) string {
 		return "rollback to " + e.Name
 	case ReleaseSavepoint:
 		return "release " + e.Name
+	case CreateTemp:
+		return "create temp " + e.Name
 	}
 	return e.Kind.String()
 }
@@ -228,6 +230,10 @@ var analyzeCases = []struct {
 		[]string{"table t ACCESS SHARE", "advisory session exclusive (?, 2)", "advisory session exclusive (?)", "advisory session exclusive (?)"}},
 	{"functions of parameters are templates", "SELECT pg_advisory_xact_lock(hashtext($1::text)), pg_advisory_lock(hashtextextended($2, 0), 7)",
 		[]string{"advisory xact exclusive (hashtext($1))", "advisory session exclusive (hashtextextended($2, 0), 7)"}},
+	{"temporary table", "CREATE TEMP TABLE tmp_slots (id int) ON COMMIT DROP", []string{"create temp tmp_slots"}},
+	{"temporary table as select", "CREATE TEMPORARY TABLE tmp_jobs ON COMMIT DROP AS SELECT id FROM jobs WHERE done FOR UPDATE",
+		[]string{"create temp tmp_jobs", "table jobs ROW SHARE", "row jobs FOR UPDATE"}},
+	{"ordinary table is no temporary one", "CREATE TABLE slots (id int)", []string{}},
 	{"NULL key locks nothing", "SELECT pg_advisory_lock(NULL), pg_advisory_lock(NULL::bigint, 1)", []string{}},
 	{"advisory in WHERE", "SELECT * FROM jobs WHERE pg_try_advisory_xact_lock(id) LIMIT 1",
 		[]string{"table jobs ACCESS SHARE", "advisory xact exclusive (?) try"}},

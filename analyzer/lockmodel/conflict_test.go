@@ -218,6 +218,7 @@ func TestStrings(t *testing.T) {
 		{UnlockAll.String(), "unlock all"},
 		{RollbackTo.String(), "rollback to savepoint"},
 		{ReleaseSavepoint.String(), "release savepoint"},
+		{CreateTemp.String(), "create temp table"},
 		{EffectKind(0).String(), "EffectKind(0)"},
 		{SkipLocked.String(), "skip locked"},
 		{Session.String(), "session"},

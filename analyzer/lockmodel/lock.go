@@ -163,6 +163,10 @@ const (
 	RollbackTo
 	// ReleaseSavepoint forgets a savepoint; locks stay held.
 	ReleaseSavepoint
+	// CreateTemp creates the temporary table Name (CREATE TEMP TABLE,
+	// CREATE TEMP TABLE ... AS). A temporary table is private to its
+	// session: locks on it never make another session wait.
+	CreateTemp
 )
 
 // Effect is one thing that executing SQL does, in execution order.

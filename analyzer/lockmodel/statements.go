@@ -56,6 +56,17 @@ func statementEffects(stmt int, n *pg_query.Node) []Effect {
 		w.ddl(tableName(s.RefreshMatViewStmt.GetRelation()), mode, verb)
 	case *pg_query.Node_TransactionStmt:
 		return transactionEffects(stmt, s.TransactionStmt)
+	case *pg_query.Node_CreateStmt:
+		if rel := s.CreateStmt.GetRelation(); rel.GetRelpersistence() == "t" {
+			return []Effect{{Kind: CreateTemp, Name: tableName(rel), Stmt: stmt, Verb: "CREATE TEMP TABLE"}}
+		}
+	case *pg_query.Node_CreateTableAsStmt:
+		rel := s.CreateTableAsStmt.GetInto().GetRel()
+		if rel.GetRelpersistence() == "t" {
+			// The source query runs, and locks, as any SELECT does.
+			w.node(nil, s.CreateTableAsStmt.GetQuery())
+			return append([]Effect{{Kind: CreateTemp, Name: tableName(rel), Stmt: stmt, Verb: "CREATE TEMP TABLE ... AS"}}, w.effects()...)
+		}
 	}
 	return w.effects()
 }

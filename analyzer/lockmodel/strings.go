@@ -151,6 +151,8 @@ func (e EffectKind) String() string {
 		return "rollback to savepoint"
 	case ReleaseSavepoint:
 		return "release savepoint"
+	case CreateTemp:
+		return "create temp table"
 	}
 	return "EffectKind(" + strconv.Itoa(int(e)) + ")"
 }

@@ -46,6 +46,9 @@ type Analysis struct {
 	EdgePos map[*lockgraph.Edge]token.Pos
 	// Leaks are the session advisory locks taken on pools.
 	Leaks []Leak
+	// TempTables are the temporary tables the package's SQL creates. Each
+	// session has its own: their locks never make another session wait.
+	TempTables map[string]bool
 }
 
 // New returns an analysis for one package.
@@ -55,6 +58,7 @@ func New(env Env) *Analysis {
 		sums:       map[*ssa.Function]*Summary{},
 		inProgress: map[*ssa.Function]bool{},
 		EdgePos:    map[*lockgraph.Edge]token.Pos{},
+		TempTables: map[string]bool{},
 	}
 }
 

@@ -119,6 +119,8 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 				default:
 					stmtHeld = append(stmtHeld, ev)
 				}
+			case lockmodel.CreateTemp:
+				fa.a.TempTables[eff.Name] = true
 			case lockmodel.Unlock:
 				fa.unlock(h, fa.advisoryClass(eff.Lock, keys, site), st)
 			case lockmodel.UnlockAll:

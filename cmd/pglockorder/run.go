@@ -108,6 +108,7 @@ Flags:
 
 	var (
 		edges    []*lockgraph.Edge
+		temps    = map[string]bool{}
 		findings []finding
 		failed   bool
 	)
@@ -120,6 +121,9 @@ Flags:
 		}
 		if res, ok := u.result.(*analyzer.Result); ok {
 			edges = append(edges, res.Edges...)
+			for _, t := range res.TempTables {
+				temps[t] = true
+			}
 		}
 		for _, d := range u.diagnostics {
 			findings = append(findings, finding{
@@ -132,6 +136,7 @@ Flags:
 	}
 	analysed := time.Since(start) - loaded
 
+	edges = lockgraph.WithoutTables(edges, temps)
 	cycles := lockgraph.New(edges).Cycles(*maxCycle)
 	for _, c := range cycles {
 		anchor := c.Anchor()
