@@ -5,8 +5,12 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
@@ -167,7 +171,7 @@ func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.
 		if pos == token.NoPos {
 			continue // reported where one of its paths is
 		}
-		pass.Report(analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{})})
+		pass.Report(analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{Rel: moduleRelative})})
 	}
 }
 
@@ -283,4 +287,48 @@ func sortedSet(set map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// moduleRoots caches, per directory, the root of the module it is in.
+var moduleRoots sync.Map
+
+// moduleRelative shortens a "file:line:col" position to a path relative to
+// the root of its module, the form go vet prints the report's own position
+// in when it runs at the module root.
+func moduleRelative(pos string) string {
+	file, rest := pos, ""
+	// Split the ":line:col" suffix off; file names may contain colons.
+	for range 2 {
+		if i := strings.LastIndexByte(file, ':'); i > 0 {
+			file, rest = file[:i], file[i:]+rest
+		}
+	}
+	if !filepath.IsAbs(file) {
+		return pos
+	}
+	root := moduleRoot(filepath.Dir(file))
+	if root == "" {
+		return pos
+	}
+	rel, err := filepath.Rel(root, file)
+	if err != nil {
+		return pos
+	}
+	return rel + rest
+}
+
+// moduleRoot returns the nearest directory at or above dir that holds a
+// go.mod file, or "".
+func moduleRoot(dir string) string {
+	if r, ok := moduleRoots.Load(dir); ok {
+		return r.(string)
+	}
+	root := ""
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		root = dir
+	} else if parent := filepath.Dir(dir); parent != dir {
+		root = moduleRoot(parent)
+	}
+	moduleRoots.Store(dir, root)
+	return root
 }

@@ -1,6 +1,7 @@
 package lockseq
 
 import (
+	"fmt"
 	"go/token"
 	"go/types"
 
@@ -49,6 +50,8 @@ type Analysis struct {
 	// TempTables are the temporary tables the package's SQL creates. Each
 	// session has its own: their locks never make another session wait.
 	TempTables map[string]bool
+
+	debugSeen map[string]bool
 }
 
 // New returns an analysis for one package.
@@ -59,6 +62,7 @@ func New(env Env) *Analysis {
 		inProgress: map[*ssa.Function]bool{},
 		EdgePos:    map[*lockgraph.Edge]token.Pos{},
 		TempTables: map[string]bool{},
+		debugSeen:  map[string]bool{},
 	}
 }
 
@@ -95,7 +99,15 @@ func (a *Analysis) summaryOf(fn *ssa.Function) *Summary {
 }
 
 func (a *Analysis) debugf(format string, args ...any) {
-	if a.env.Debugf != nil {
-		a.env.Debugf(format, args...)
+	if a.env.Debugf == nil {
+		return
 	}
+	// The same site is seen on every round of the fixpoint and for every
+	// alternative text: say it once.
+	msg := fmt.Sprintf(format, args...)
+	if a.debugSeen[msg] {
+		return
+	}
+	a.debugSeen[msg] = true
+	a.env.Debugf("%s", msg)
 }

@@ -414,8 +414,9 @@ func (fa *fnAnalysis) position(pos token.Pos) string {
 // "store.Queries.LockUsage", "api.handler$1" for a closure.
 func FuncName(fn *ssa.Function) string {
 	if parent := fn.Parent(); parent != nil && strings.HasPrefix(fn.Name(), parent.Name()+"$") {
-		// A closure: "api.Server.handle$1".
-		return FuncName(parent) + fn.Name()[len(parent.Name()):]
+		// A closure, named the way Go's stack traces name it:
+		// "api.Server.handle.func1".
+		return FuncName(parent) + strings.ReplaceAll(fn.Name()[len(parent.Name()):], "$", ".func")
 	}
 	pkg := ""
 	if fn.Pkg != nil {
@@ -450,6 +451,8 @@ func describeHandle(h Handle) string {
 		return "on a dedicated connection"
 	case sqlsite.Tx:
 		return "in a transaction"
+	case sqlsite.Maybe:
+		return "on the caller's handle"
 	}
 	return fmt.Sprintf("on %s", h.Kind)
 }

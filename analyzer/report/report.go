@@ -164,6 +164,8 @@ func fix(c *lockgraph.Cycle) string {
 		msg := fmt.Sprintf("take %s before %s on every path", first, second)
 		if c.Breaker >= 0 {
 			msg += fmt.Sprintf(" (change %s to lock %s first)", c.Steps[c.Breaker].Func, first)
+		} else {
+			msg += " (or the other way round: any one order, kept by every path)"
 		}
 		parts = append(parts, msg)
 	} else {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"go/types"
+	"io"
 	"os"
 	"reflect"
 	"runtime/debug"
@@ -166,4 +167,24 @@ func copyFact(fact, ptr analysis.Fact) bool {
 	}
 	reflect.ValueOf(ptr).Elem().Set(reflect.ValueOf(fact).Elem())
 	return true
+}
+
+// printErrors prints the errors of the loaded packages and their
+// dependencies once each (a package and its test variant share files, and
+// so their errors) and returns how many there were.
+func printErrors(w io.Writer, pkgs []*packages.Package) int {
+	seen := map[string]bool{}
+	var errs []string
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, err := range p.Errors {
+			if msg := err.Error(); !seen[msg] {
+				seen[msg] = true
+				errs = append(errs, msg)
+			}
+		}
+	})
+	for _, e := range errs {
+		fmt.Fprintln(w, e)
+	}
+	return len(errs)
 }

@@ -160,7 +160,7 @@ func TestLoadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code := runTool(t, dir, bin, "./...")
-	if code != exitError || !strings.Contains(errOut, "does not type-check") {
+	if code != exitError || !strings.Contains(errOut, "analyses only packages that load and type-check") {
 		t.Fatalf("exit code %d, stderr %q; want %d and a load error", code, errOut, exitError)
 	}
 }

@@ -96,8 +96,8 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitError
 	}
-	if n := packages.PrintErrors(pkgs); n > 0 {
-		fmt.Fprintf(stderr, "pglockorder: %d error(s) loading packages; fix them first (a package that does not type-check cannot be analysed)\n", n)
+	if n := printErrors(stderr, pkgs); n > 0 {
+		fmt.Fprintf(stderr, "pglockorder: %d error(s) loading packages; pglockorder analyses only packages that load and type-check\n", n)
 		return exitError
 	}
 	if len(pkgs) == 0 {
