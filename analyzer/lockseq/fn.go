@@ -3,6 +3,7 @@ package lockseq
 import (
 	"fmt"
 	"go/token"
+	"go/types"
 	"maps"
 	"slices"
 	"strings"
@@ -235,20 +236,7 @@ func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value, st *state) {
 	}
 	inv := Invoke{Param: param}
 	for j, arg := range args {
-		t := arg.Type()
-		for _, p := range handlePaths(t) {
-			if c, ok := arg.(*ssa.Const); ok && c.IsNil() {
-				continue
-			}
-			h := fa.normalise(fa.resolve(arg, p, 0))
-			if h.Kind == sqlsite.NotHandle {
-				h.Kind = kindAt(t, p)
-			}
-			if !escapes(h.Ref) && !h.Ref.local() {
-				continue
-			}
-			inv.Args = append(inv.Args, Flow{Result: j, Path: strings.Join(p, "."), Handle: h})
-		}
+		inv.Args = append(inv.Args, fa.handleFlows(j, arg, arg.Type())...)
 	}
 	if len(inv.Args) == 0 {
 		return
@@ -372,25 +360,34 @@ func (fa *fnAnalysis) flows() {
 			continue
 		}
 		for r, v := range ret.Results {
-			t := results.At(r).Type()
-			for _, p := range handlePaths(t) {
-				if c, ok := v.(*ssa.Const); ok && c.IsNil() {
-					continue
-				}
-				h := fa.normalise(fa.resolve(v, p, 0))
-				if h.Kind == sqlsite.NotHandle {
-					h.Kind = kindAt(t, p)
-				}
-				if !escapes(h.Ref) && !h.Ref.local() {
-					continue
-				}
-				key := strings.Join(p, ".")
-				if !slices.ContainsFunc(fa.sum.Returns, func(f Flow) bool { return f.Result == r && f.Path == key }) {
-					fa.sum.Returns = append(fa.sum.Returns, Flow{Result: r, Path: key, Handle: h})
+			for _, f := range fa.handleFlows(r, v, results.At(r).Type()) {
+				// The first return that yields a handle at a path wins.
+				if !slices.ContainsFunc(fa.sum.Returns, func(g Flow) bool { return g.Result == f.Result && g.Path == f.Path }) {
+					fa.sum.Returns = append(fa.sum.Returns, f)
 				}
 			}
 		}
 	}
+}
+
+// handleFlows lists the handles that value v, of type t, carries at its
+// handle paths, as flows numbered index: those a caller can map (handles of
+// parameters, globals, or ones this function creates).
+func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
+	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
+		return nil
+	}
+	var out []Flow
+	for _, p := range handlePaths(t) {
+		h := fa.normalise(fa.resolve(v, p, 0))
+		if h.Kind == sqlsite.NotHandle {
+			h.Kind = kindAt(t, p)
+		}
+		if escapes(h.Ref) || h.Ref.local() {
+			out = append(out, Flow{Result: index, Path: strings.Join(p, "."), Handle: h})
+		}
+	}
+	return out
 }
 
 func sortedKeys(m map[int]bool) []int {

@@ -299,28 +299,15 @@ func (fa *fnAnalysis) bindClass(class string, vals []ssa.Value) string {
 		return class
 	}
 	key, site, _ := strings.Cut(class, siteSep)
-	var b strings.Builder
-	for i := 0; i < len(key); i++ {
-		if !strings.HasPrefix(key[i:], "?p") {
-			b.WriteByte(key[i])
-			continue
+	bound, ok := substitute(key, "?p", func(n int) (string, bool) {
+		if n >= len(vals) || vals[n] == nil {
+			return "", false
 		}
-		j := i + 2
-		for j < len(key) && key[j] >= '0' && key[j] <= '9' {
-			j++
-		}
-		n, err := strconv.Atoi(key[i+2 : j])
-		if err != nil || n >= len(vals) || vals[n] == nil {
-			return "advisory@" + site
-		}
-		c, ok := fa.keyText(vals[n])
-		if !ok {
-			return "advisory@" + site
-		}
-		b.WriteString(c)
-		i = j - 1
+		return fa.keyText(vals[n])
+	})
+	if !ok {
+		return "advisory@" + site
 	}
-	bound := b.String()
 	if strings.Contains(bound, "?p") {
 		// Bound to this function's own parameters: still parametric.
 		return bound + siteSep + site
@@ -333,17 +320,23 @@ func (fa *fnAnalysis) bindClass(class string, vals []ssa.Value) string {
 // text the lock model writes for the same call on constants
 // ("hashtext('reports')").
 func bindTemplate(tmpl string, arg func(n int) (string, bool)) (string, bool) {
+	return substitute(tmpl, "$", arg)
+}
+
+// substitute replaces each marker followed by a number n in s with arg(n),
+// failing when arg does.
+func substitute(s, marker string, arg func(n int) (string, bool)) (string, bool) {
 	var b strings.Builder
-	for i := 0; i < len(tmpl); i++ {
-		if tmpl[i] != '$' {
-			b.WriteByte(tmpl[i])
+	for i := 0; i < len(s); i++ {
+		if !strings.HasPrefix(s[i:], marker) {
+			b.WriteByte(s[i])
 			continue
 		}
-		j := i + 1
-		for j < len(tmpl) && tmpl[j] >= '0' && tmpl[j] <= '9' {
+		j := i + len(marker)
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 			j++
 		}
-		n, err := strconv.Atoi(tmpl[i+1 : j])
+		n, err := strconv.Atoi(s[i+len(marker) : j])
 		if err != nil {
 			return "", false
 		}

@@ -140,6 +140,15 @@ type Flow struct {
 	Handle Handle
 }
 
+// String renders the flow as "0.db=p1(transaction)".
+func (f Flow) String() string {
+	p := strconv.Itoa(f.Result)
+	if f.Path != "" {
+		p += "." + f.Path
+	}
+	return fmt.Sprintf("%s=%s(%s)", p, f.Handle.Ref, f.Handle.Kind)
+}
+
 // Sink says that the function runs the SQL text of its parameter Param on
 // Handle, with the query arguments of parameter Args (-1 if none): at each
 // call site the argument's text is analysed as if run there.
@@ -229,11 +238,7 @@ func (s *Summary) String() string {
 	if len(s.Returns) > 0 {
 		var fl []string
 		for _, f := range s.Returns {
-			p := strconv.Itoa(f.Result)
-			if f.Path != "" {
-				p += "." + f.Path
-			}
-			fl = append(fl, fmt.Sprintf("%s=%s(%s)", p, f.Handle.Ref, f.Handle.Kind))
+			fl = append(fl, f.String())
 		}
 		parts = append(parts, "returns("+strings.Join(fl, ", ")+")")
 	}
@@ -249,11 +254,7 @@ func (s *Summary) String() string {
 		for _, v := range s.Invokes {
 			var as []string
 			for _, a := range v.Args {
-				p := strconv.Itoa(a.Result)
-				if a.Path != "" {
-					p += "." + a.Path
-				}
-				as = append(as, fmt.Sprintf("%s=%s(%s)", p, a.Handle.Ref, a.Handle.Kind))
+				as = append(as, a.String())
 			}
 			call := fmt.Sprintf("p%d(%s)", v.Param, strings.Join(as, ", "))
 			if len(v.Held) > 0 {
