@@ -217,4 +217,10 @@ func TestWholeProgramSubset(t *testing.T) {
 	if code != exitFindings || !strings.Contains(out, "rows of subscriptions and rows of usage_records are locked in opposite orders") {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	// The store's helpers reach the service through facts passed in
+	// memory: their locks, and the call chain, are in the report.
+	out, errOut, code = runTool(t, dir, bin, "./helpers/service")
+	if code != exitFindings || !strings.Contains(out, "calls store.LockUsage") {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 }
