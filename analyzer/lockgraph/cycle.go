@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 )
 
 // Severity orders the kinds of deadlock by how badly they fail.
@@ -130,7 +132,7 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 	}
 	// Lock upgrades: one path run twice at once.
 	for _, e := range g.edges {
-		if e.IsUpgrade() {
+		if e.IsUpgrade() && !Gated([]*Edge{e}) {
 			c := &Cycle{Steps: []*Edge{e}, Severity: Detected, Breaker: -1, Agree: []int{1}}
 			if k := "upgrade|" + e.Held.Class + "|" + e.Func; !seen[k] {
 				seen[k] = true
@@ -276,7 +278,7 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 	var pick func(i int) bool
 	pick = func(i int) bool {
 		if i == n {
-			return Conflicts(steps[0].Held, steps[n-1].Wanted)
+			return Conflicts(steps[0].Held, steps[n-1].Wanted) && !Gated(steps)
 		}
 		for _, e := range preferOtherFuncs(cands[i], steps[:i]) {
 			if budget--; budget < 0 {
@@ -341,6 +343,52 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 		c.Followers = len(followers)
 	}
 	*out = append(*out, c)
+}
+
+// Gated reports whether the paths of a cycle are serialised by a common
+// gate: a lock that every step surely holds from before its first lock until
+// its second is requested, taken in modes that conflict pairwise (for one
+// step, with itself: the same path run twice). Whichever path takes the gate
+// first, the others wait for it before they take anything of the cycle, so
+// they cannot deadlock on it. An advisory key unknown before run time counts
+// as one gate when the same SQL site takes it on every path: the usual
+// "lock the tenant first" guard.
+func Gated(steps []*Edge) bool {
+	if len(steps) == 0 {
+		return false
+	}
+	for _, g := range steps[0].Gates {
+		if gatesAll(steps, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// gatesAll reports whether every step holds a gate on g's class in a mode
+// that conflicts with every other step's (and, for one step, with itself).
+func gatesAll(steps []*Edge, g Lock) bool {
+	modes := make([]lockmodel.Mode, len(steps))
+	for i, s := range steps {
+		found := false
+		for _, h := range s.Gates {
+			if h.Class == g.Class {
+				modes[i], found = h.Mode, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	for i := range modes {
+		for j := range modes {
+			if (i != j || len(modes) == 1) && !lockmodel.ModesConflict(modes[i], modes[j]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // maxPicks bounds the witness combinations tried for one cycle of classes,

@@ -97,13 +97,17 @@ type Edge struct {
 	// CrossConn is set when Wanted is requested on another connection
 	// than the one holding Held: PostgreSQL cannot see such a wait.
 	CrossConn bool
+	// Gates are locks the path surely holds from before Held until
+	// Wanted is requested (see Cycle search: a gate that every path of a
+	// cycle takes, in modes that conflict, serialises them).
+	Gates []Lock
 }
 
 // key identifies an edge for de-duplication: one witness per function,
 // classes, modes and kind of wait.
 func (e *Edge) key() string {
-	return fmt.Sprintf("%s|%s|%d|%t|%t|%s|%d|%t|%t|%t", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
-		e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.Wanted.Session, e.CrossConn)
+	return fmt.Sprintf("%s|%s|%d|%t|%t|%s|%d|%t|%t|%t|%v", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
+		e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.Wanted.Session, e.CrossConn, e.Gates)
 }
 
 // Anchor is the position a report about this edge points at: where the

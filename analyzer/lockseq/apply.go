@@ -52,7 +52,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		if fa.events[h].Hold != HoldNone && !fa.alreadyHeld(fa.events[w], sortedKeys(st.held)) {
 			// As for any request, one this function already holds in a
 			// covering mode waits for nothing.
-			fa.edge(h, w, fa.events[w], false)
+			fa.edge(h, w, fa.events[w], false, st)
 		}
 	}
 	for i, inv := range sum.Invokes {
@@ -78,7 +78,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	}
 	for _, i := range sum.Exit {
 		if i < len(mapped) && fa.events[mapped[i]].Hold != HoldNone {
-			st.held[mapped[i]] = true
+			st.hold(mapped[i], slices.Contains(sum.Surely, i))
 		}
 	}
 }
@@ -198,7 +198,7 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 			continue
 		}
 		if e := fa.events[i]; strings.HasPrefix(string(e.Tx), private) && strings.HasPrefix(string(e.Conn), private) {
-			delete(st.held, i)
+			st.drop(i)
 		}
 	}
 }
@@ -238,6 +238,6 @@ func (fa *fnAnalysis) lend(held, mapped []int, st *state) []int {
 // returns is its Exit's business.
 func (fa *fnAnalysis) unlend(lent []int, st *state) {
 	for _, h := range lent {
-		delete(st.held, h)
+		st.drop(h)
 	}
 }

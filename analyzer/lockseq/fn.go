@@ -15,32 +15,58 @@ import (
 )
 
 // state is what is true at one program point: the events whose locks may
-// be held, and the connections with a transaction begun in SQL text.
+// be held, those surely held (on every path to the point), and the
+// connections with a transaction begun in SQL text.
 type state struct {
 	held  map[int]bool
+	must  map[int]bool
 	sqlTx map[Ref]bool
 }
 
-func newState() *state { return &state{held: map[int]bool{}, sqlTx: map[Ref]bool{}} }
-
-func (s *state) clone() *state {
-	return &state{held: maps.Clone(s.held), sqlTx: maps.Clone(s.sqlTx)}
+func newState() *state {
+	return &state{held: map[int]bool{}, must: map[int]bool{}, sqlTx: map[Ref]bool{}}
 }
 
-// join adds o to s and reports whether s grew.
+func (s *state) clone() *state {
+	return &state{held: maps.Clone(s.held), must: maps.Clone(s.must), sqlTx: maps.Clone(s.sqlTx)}
+}
+
+// hold marks event ev as held; surely is set when it is held on this path
+// whatever came before (the function's own acquisition).
+func (s *state) hold(ev int, surely bool) {
+	s.held[ev] = true
+	if surely {
+		s.must[ev] = true
+	}
+}
+
+// drop releases event ev.
+func (s *state) drop(ev int) {
+	delete(s.held, ev)
+	delete(s.must, ev)
+}
+
+// join merges o into s, the state where two paths meet: what either may
+// hold, what both surely hold. It reports whether s changed.
 func (s *state) join(o *state) bool {
-	grew := false
+	changed := false
 	for k := range o.held {
 		if !s.held[k] {
-			s.held[k], grew = true, true
+			s.held[k], changed = true, true
+		}
+	}
+	for k := range s.must {
+		if !o.must[k] {
+			delete(s.must, k)
+			changed = true
 		}
 	}
 	for k := range o.sqlTx {
 		if !s.sqlTx[k] {
-			s.sqlTx[k], grew = true, true
+			s.sqlTx[k], changed = true, true
 		}
 	}
-	return grew
+	return changed
 }
 
 // eventKey identifies an event of a function: the instruction, the
@@ -64,7 +90,8 @@ type fnAnalysis struct {
 	eventIdx map[eventKey]int
 	locals   map[ssa.Value]Ref
 	sites    map[ssa.Instruction]int
-	edges    map[[2]int]bool
+	edges    map[[2]int]*lockgraph.Edge
+	mustAt   map[int]map[int]bool
 	pairs    map[[2]int]Pair
 	sum      *Summary
 	sinks    map[string]int
@@ -80,7 +107,8 @@ func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
 		eventIdx: map[eventKey]int{},
 		locals:   map[ssa.Value]Ref{},
 		sites:    map[ssa.Instruction]int{},
-		edges:    map[[2]int]bool{},
+		edges:    map[[2]int]*lockgraph.Edge{},
+		mustAt:   map[int]map[int]bool{},
 		pairs:    map[[2]int]Pair{},
 		sum:      &Summary{},
 		sinks:    map[string]int{},
@@ -101,7 +129,7 @@ func (fa *fnAnalysis) run() *Summary {
 	}
 	in := make([]*state, len(fa.fn.Blocks))
 	in[0] = newState()
-	exit := newState()
+	var exit *state
 	order := fa.fn.DomPreorder()
 	for changed := true; changed; {
 		changed = false
@@ -114,7 +142,11 @@ func (fa *fnAnalysis) run() *Summary {
 				fa.step(instr, st)
 			}
 			if _, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
-				exit.join(st)
+				if exit == nil {
+					exit = st.clone()
+				} else {
+					exit.join(st)
+				}
 			}
 			for _, succ := range b.Succs {
 				if in[succ.Index] == nil {
@@ -125,6 +157,9 @@ func (fa *fnAnalysis) run() *Summary {
 				}
 			}
 		}
+	}
+	if exit == nil {
+		exit = newState() // the function never returns
 	}
 	fa.finish(exit)
 	return fa.sum
@@ -317,6 +352,9 @@ func (fa *fnAnalysis) finish(exit *state) {
 		e := fa.events[i]
 		if escapes(e.Tx) || escapes(e.Conn) {
 			fa.sum.Exit = append(fa.sum.Exit, i)
+			if exit.must[i] {
+				fa.sum.Surely = append(fa.sum.Surely, i)
+			}
 		}
 	}
 	for _, p := range fa.pairs {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"go/constant"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,14 +54,19 @@ func (fa *fnAnalysis) runTexts(site ssa.Instruction, h Handle, units [][]string,
 		}
 		runs = append(runs, run)
 	}
-	out := st.clone()
-	out.held, out.sqlTx = map[int]bool{}, map[Ref]bool{}
+	var out *state
 	for alt, run := range runs {
 		s := st.clone()
 		fa.runOne(site, alt, h, run, keyArgs, s)
-		out.join(s)
+		if out == nil {
+			out = s
+		} else {
+			out.join(s)
+		}
 	}
-	*st = *out
+	if out != nil {
+		*st = *out
+	}
 }
 
 // runOne runs the statements of one execution of a unit. Several statements
@@ -113,7 +119,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 				fa.request(ev, st, append(slices.Clone(unitHeld), stmtHeld...))
 				switch {
 				case fa.events[ev].Hold != HoldNone:
-					st.held[ev] = true
+					st.hold(ev, true)
 				case statements > 1 || len(texts) > 1:
 					unitHeld = append(unitHeld, ev)
 				default:
@@ -144,7 +150,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 	if st.sqlTx[h.Conn] && h.Kind != sqlsite.Tx && h.Conn != fresh {
 		for _, ev := range unitHeld {
 			fa.events[ev].Hold = HoldConnTx
-			st.held[ev] = true
+			st.hold(ev, true)
 		}
 	}
 	if h.Conn == fresh {
@@ -386,6 +392,18 @@ func goConst(v ssa.Value) string {
 // unitHeld are locks held only until the end of the current SQL unit.
 func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 	want := fa.events[w]
+	// What is surely held when w is requested, on every visit: a lock
+	// held then and still when a later lock is requested is a gate
+	// between the two.
+	if at, ok := fa.mustAt[w]; ok {
+		for g := range at {
+			if !st.must[g] {
+				delete(at, g)
+			}
+		}
+	} else {
+		fa.mustAt[w] = maps.Clone(st.must)
+	}
 	held := sortedKeys(st.held)
 	if fa.alreadyHeld(want, held) || fa.alreadyHeld(want, unitHeld) {
 		// The connection already holds this lock in a mode at least as
@@ -394,12 +412,36 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 		return
 	}
 	for _, h := range held {
-		fa.edge(h, w, want, false)
+		fa.edge(h, w, want, false, st)
 	}
 	for _, h := range unitHeld {
 		// Statements of one unit run on one connection, even on a pool.
-		fa.edge(h, w, want, true)
+		fa.edge(h, w, want, true, st)
 	}
+}
+
+// gates returns the locks surely held both when event h was requested and
+// now, when w is: taken before h and kept past w, they stand in front of the
+// pair. Two paths that both hold a gate that conflicts with itself (an
+// exclusive advisory lock, LOCK TABLE ... EXCLUSIVE, the parent row locked
+// FOR UPDATE first) cannot interleave between it and their own pair.
+func (fa *fnAnalysis) gates(h, w int, st *state) []lockgraph.Lock {
+	var out []lockgraph.Lock
+	for g := range fa.mustAt[h] {
+		e := fa.events[g]
+		if g == h || g == w || !st.must[g] || !e.Lock.Waits || e.Hold == HoldNone {
+			continue
+		}
+		l := e.Lock
+		l.Class = concrete(l.Class)
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	slices.SortFunc(out, func(a, b lockgraph.Lock) int {
+		return cmp.Or(strings.Compare(a.Class, b.Class), cmp.Compare(a.Mode, b.Mode))
+	})
+	return out
 }
 
 // alreadyHeld reports whether one of the held events is the same lock class
@@ -421,7 +463,7 @@ func (fa *fnAnalysis) alreadyHeld(want *Event, held []int) bool {
 // edge records that event h may be held while event w is requested: an
 // edge when h surely holds, a pair for the callers when that depends on
 // them.
-func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool) {
+func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
 	have := fa.events[h]
 	if h == w || have.Stmt == want.Stmt && h > w {
 		// A statement's earlier locks are held while it takes its later
@@ -450,10 +492,16 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool) {
 		// the real keys; here it is drawn with the key unknown.
 		fa.pairs[[2]int{h, w}] = Pair{Held: h, Wanted: w, Drawn: true}
 	}
-	if !want.Lock.Waits || fa.edges[[2]int{h, w}] {
+	if !want.Lock.Waits {
 		return
 	}
-	fa.edges[[2]int{h, w}] = true
+	gates := fa.gates(h, w, st)
+	if e, ok := fa.edges[[2]int{h, w}]; ok {
+		// Seen again on another path or round: a gate is one only if
+		// it stands on every path.
+		e.Gates = slices.DeleteFunc(e.Gates, func(g lockgraph.Lock) bool { return !slices.Contains(gates, g) })
+		return
+	}
 	held, wanted := have.Lock, want.Lock
 	held.Class, wanted.Class = concrete(held.Class), concrete(wanted.Class)
 	e := &lockgraph.Edge{
@@ -461,7 +509,9 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool) {
 		Func: fa.name, Pkg: fa.pkgPath(),
 		HeldPath: have.Path, WantedPath: want.Path,
 		CrossConn: cross,
+		Gates:     gates,
 	}
+	fa.edges[[2]int{h, w}] = e
 	fa.a.Edges = append(fa.a.Edges, e)
 	fa.a.EdgePos[e] = fa.eventPos[w]
 }
@@ -478,7 +528,7 @@ func (fa *fnAnalysis) endTx(h Handle, st *state) {
 	for i := range st.held {
 		e := fa.events[i]
 		if e.Tx == h.Ref && (e.Hold == HoldTx || e.Hold == HoldCond) {
-			delete(st.held, i)
+			st.drop(i)
 		}
 	}
 	if escapes(h.Ref) {
@@ -492,7 +542,7 @@ func (fa *fnAnalysis) endSQLTx(h Handle, st *state) {
 	for i := range st.held {
 		e := fa.events[i]
 		if e.Hold == HoldConnTx && sameConn(e.Conn, h.Conn) {
-			delete(st.held, i)
+			st.drop(i)
 		}
 	}
 	delete(st.sqlTx, h.Conn)
@@ -503,7 +553,7 @@ func (fa *fnAnalysis) endSQLTx(h Handle, st *state) {
 func (fa *fnAnalysis) releaseConn(h Handle, st *state) {
 	for i := range st.held {
 		if sameConn(fa.events[i].Conn, h.Conn) {
-			delete(st.held, i)
+			st.drop(i)
 		}
 	}
 	delete(st.sqlTx, h.Conn)
@@ -524,7 +574,7 @@ func (fa *fnAnalysis) unlock(h Handle, class string, st *state) {
 			continue
 		}
 		if class == "" || classKey(e.Lock.Class) == classKey(class) || unknown && strings.HasPrefix(concrete(e.Lock.Class), "advisory@") {
-			delete(st.held, i)
+			st.drop(i)
 		}
 	}
 	if escapes(h.Conn) {

@@ -177,9 +177,12 @@ type Release struct {
 // to their own handles. It is exported as a fact for exported functions and
 // methods.
 type Summary struct {
-	Events   []Event
-	Pairs    []Pair
+	Events []Event
+	Pairs  []Pair
+	// Exit lists the events whose locks may still be held at return, and
+	// Surely those of them held on every path to a return.
 	Exit     []int
+	Surely   []int
 	Releases []Release
 	Returns  []Flow
 	Sinks    []Sink

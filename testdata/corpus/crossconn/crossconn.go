@@ -1,4 +1,4 @@
-package crossconn // want package:"sql=true edges=31"
+package crossconn // want package:"sql=true edges=32"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package forshare // want package:"sql=true edges=45"
+package forshare // want package:"sql=true edges=46"
 
 import (
 	"context"
