@@ -216,7 +216,9 @@ func (fa *fnAnalysis) applySink(site ssa.Instruction, scope string, k Sink, mapp
 		params = args[k.Args]
 	}
 	lent := fa.lend(k.Held, mapped, st)
+	fa.via = k.Func
 	fa.query(site, h, args[k.Param], params, st, k.Batch)
+	fa.via = ""
 	fa.unlend(lent, st)
 }
 

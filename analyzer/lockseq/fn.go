@@ -91,6 +91,8 @@ type fnAnalysis struct {
 	locals   map[ssa.Value]Ref
 	sites    map[ssa.Instruction]int
 	edges    map[[2]int]*lockgraph.Edge
+	// via names the callee whose SQL sink is being applied, for paths.
+	via      string
 	mustAt   map[int]map[int]bool
 	pairs    map[[2]int]Pair
 	sum      *Summary

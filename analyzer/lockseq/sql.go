@@ -110,6 +110,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 						where = "in a multi-statement string " + where + " (one implicit transaction)"
 					}
 				}
+				if fa.via != "" {
+					where += ", run by " + fa.via
+				}
 				ev := fa.newEvent(eventKey{site, alt, idx, ""}, site, h, eff, keys, stmt, where, st)
 				idx++
 				// One statement takes its locks one after the other (its
@@ -604,6 +607,10 @@ func (fa *fnAnalysis) addSink(p int, h Handle, params ssa.Value, batch bool, st 
 	}
 	k.Held = held
 	k.At = len(fa.events)
+	k.Func = fa.name
+	if fa.via != "" {
+		k.Func = fa.via
+	}
 	fa.sinks[key] = len(fa.sum.Sinks)
 	fa.sum.Sinks = append(fa.sum.Sinks, k)
 }

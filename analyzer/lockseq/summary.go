@@ -164,6 +164,9 @@ type Sink struct {
 	// At is the number of the function's events requested before the
 	// text runs, which places it among them.
 	At int
+	// Func names the function that finally runs the text, for the path
+	// shown in reports ("UPDATE in a transaction, run by dbx.Exec").
+	Func string
 }
 
 // Release says that the function ends the handle Ref: commits or rolls back

@@ -22,5 +22,5 @@ func Return(ctx context.Context, tx pgx.Tx, id int64) error { // want Return:`ro
 	if err := dbx.Exec(ctx, tx, "UPDATE parcels SET returned = true WHERE shipment_id = $1", id); err != nil {
 		return err
 	}
-	return dbx.Exec(ctx, tx, "UPDATE shipments SET returned = true WHERE id = $1", id) // want `lock-order inversion: rows of parcels and rows of shipments are locked in opposite orders`
+	return dbx.Exec(ctx, tx, "UPDATE shipments SET returned = true WHERE id = $1", id) // want `(?s)lock-order inversion: rows of parcels and rows of shipments are locked in opposite orders.*UPDATE in a transaction, run by dbx.Exec`
 }
