@@ -47,6 +47,9 @@ type Cycle struct {
 	// Also lists the keys of further cycles among the same functions that
 	// are not reported on their own (see Cycles).
 	Also []string
+	// MissingGate is a gate that every path but the breaker holds in front
+	// of its pair: taking it there too breaks the cycle.
+	MissingGate *Lock
 }
 
 // Anchor returns the step a report points at: the breaker's, or else the
@@ -342,7 +345,34 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 		}
 		c.Followers = len(followers)
 	}
+	// A gate all paths but one hold in front of their pair: the one
+	// without it is what to change, whatever the majority says.
+	if k, gate, ok := missingGate(c.Steps); ok {
+		c.Breaker, c.MissingGate = k, &gate
+	}
 	*out = append(*out, c)
+}
+
+// missingGate finds a gate (see Gated) that every step but one holds, and
+// that one step: taking the gate there too would serialise the cycle.
+func missingGate(steps []*Edge) (int, Lock, bool) {
+	if len(steps) < 2 {
+		return 0, Lock{}, false
+	}
+	for k := range steps {
+		others := make([]*Edge, 0, len(steps)-1)
+		others = append(others, steps[:k]...)
+		others = append(others, steps[k+1:]...)
+		for _, g := range others[0].Gates {
+			if !lockmodel.ModesConflict(g.Mode, g.Mode) || !gatesAll(others, g) {
+				continue
+			}
+			if !slices.ContainsFunc(steps[k].Gates, func(h Lock) bool { return h.Class == g.Class }) {
+				return k, g, true
+			}
+		}
+	}
+	return 0, Lock{}, false
 }
 
 // Gated reports whether the paths of a cycle are serialised by a common

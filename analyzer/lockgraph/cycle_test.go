@@ -959,6 +959,24 @@ func TestGated(t *testing.T) {
 			}
 		})
 	}
+	// One path without the gate the other holds: that path is the breaker,
+	// and the missing gate is named.
+	cs := lockgraph.New([]*lockgraph.Edge{
+		withGates(edge("p.A", row("a", fu), row("b", fu)), gate),
+		edge("p.B", row("b", fu), row("a", fu)),
+	}).Cycles(4)
+	if len(cs) != 1 || cs[0].MissingGate == nil || cs[0].MissingGate.Class != gate.Class ||
+		cs[0].Steps[cs[0].Breaker].Func != "p.B" {
+		t.Errorf("missing gate not found: %s", fmtSummaries(summarize(cs)))
+	}
+	// A shared gate is no gate: nothing is missing.
+	cs = lockgraph.New([]*lockgraph.Edge{
+		withGates(edge("p.A", row("a", fu), row("b", fu)), shared),
+		edge("p.B", row("b", fu), row("a", fu)),
+	}).Cycles(4)
+	if len(cs) != 1 || cs[0].MissingGate != nil {
+		t.Errorf("shared lock reported as a missing gate: %s", fmtSummaries(summarize(cs)))
+	}
 	// A lock upgrade behind a gate: two runs of the path queue on the gate.
 	up := withGates(edge("p.U", row("a", lockmodel.ForShare), row("a", fu)), gate)
 	if got := len(lockgraph.New([]*lockgraph.Edge{up}).Cycles(4)); got != 0 {

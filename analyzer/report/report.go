@@ -58,7 +58,10 @@ func Message(c *lockgraph.Cycle, o Options) string {
 		if s.CrossConn {
 			b.WriteString(" on another connection")
 		}
-		if i == c.Breaker && len(c.Steps) > 1 {
+		if i == c.Breaker && c.MissingGate != nil {
+			fmt.Fprintf(&b, " without first taking %s, which the other %s", lockgraph.ClassName(c.MissingGate.Class),
+				plural(len(c.Steps)-1, "path takes", "paths take"))
+		} else if i == c.Breaker && len(c.Steps) > 1 {
 			others := c.Followers
 			fmt.Fprintf(&b, " (this path breaks the order that %d other %s)", others, plural(others, "path follows", "paths follow"))
 		}
@@ -154,7 +157,10 @@ func fix(c *lockgraph.Cycle) string {
 			"before it", s.Func)
 	}
 	var parts []string
-	if len(c.Steps) == 2 {
+	if g := c.MissingGate; g != nil && c.Breaker >= 0 {
+		parts = append(parts, fmt.Sprintf("in %s, take %s first, as the other %s (or take the locks in one order on every path)",
+			c.Steps[c.Breaker].Func, lockgraph.ClassName(g.Class), plural(len(c.Steps)-1, "path does", "paths do")))
+	} else if len(c.Steps) == 2 {
 		// Order by the path that does not break it.
 		good := 0
 		if c.Breaker == 0 {

@@ -128,6 +128,17 @@ func cycles() map[string]*lockgraph.Cycle {
 			c.Also = []string{"row:carts -> row:prices", "row:prices -> row:stock"}
 			return c
 		}(),
+		"missing_gate": func() *lockgraph.Cycle {
+			gate := lock("advisory:(900)", lockmodel.AdvisoryExclusive)
+			gated := step("catalog.Publish", lock("row:products", nku), "catalog/publish.go:18:2", "UPDATE in a transaction",
+				lock("row:prices", nku), "catalog/publish.go:21:2", "UPDATE in a transaction")
+			gated.Gates = []lockgraph.Lock{gate}
+			c := cycle(lockgraph.Detected, 1, []int{1, 1}, gated,
+				step("catalog.Discount", lock("row:prices", nku), "catalog/discount.go:45:2", "UPDATE in a transaction",
+					lock("row:products", nku), "catalog/discount.go:48:2", "UPDATE in a transaction"))
+			c.MissingGate = &gate
+			return c
+		}(),
 		"upgrade": cycle(lockgraph.Detected, -1, []int{1},
 			step("accounts.Debit",
 				lock("row:accounts", lockmodel.ForShare), "accounts/debit.go:18:9", "SELECT ... FOR SHARE in a transaction",
