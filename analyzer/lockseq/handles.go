@@ -62,12 +62,25 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 				if st := onlyStore(x, nil); st != nil {
 					return fa.resolve(st.Val, path, depth+1)
 				}
-			case *ssa.FreeVar:
-				// A closure captures variables by reference: loading
-				// the cell gives the variable, which the binding at
-				// the closure's creation resolves.
+				// A struct built field by field, then copied
+				// (r := Repo{db: tx}; r.Lock()): follow the field.
+				return fa.resolve(x, path, depth+1)
+			case *ssa.IndexAddr:
+				// An element of a slice or array literal.
+				if st := elementStore(x); st != nil {
+					return fa.resolve(st.Val, path, depth+1)
+				}
+			default:
+				// Through a pointer: *p names what p points to, and a
+				// handle reached through it is the same one (a
+				// parameter, a captured variable, **pgx.Tx).
 				return fa.resolve(x, path, depth+1)
 			}
+		}
+	case *ssa.Lookup:
+		// m[k] of a map filled with constant keys in this function.
+		if val := mapValue(v); val != nil {
+			return fa.resolve(val, path, depth+1)
 		}
 	case *ssa.Field:
 		return fa.resolve(v.X, prepend([]string{fieldName(v.X.Type(), v.Field)}, path), depth+1)
@@ -94,8 +107,14 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 			}
 		}
 	case *ssa.Extract:
-		if c, ok := v.Tuple.(*ssa.Call); ok {
-			return fa.callResult(c, v.Index, path)
+		switch t := v.Tuple.(type) {
+		case *ssa.Call:
+			return fa.callResult(t, v.Index, path)
+		case *ssa.TypeAssert:
+			// db, ok := q.(pgx.Tx), also a type switch's case.
+			if v.Index == 0 {
+				return fa.resolve(t.X, path, depth+1)
+			}
 		}
 	case *ssa.Call:
 		return fa.callResult(v, 0, path)
@@ -198,25 +217,34 @@ type binder func(i int, path []string) (Handle, bool)
 // scope tells apart the callees applied at one site: "" for the called
 // function, another string for each function value it invokes.
 func (fa *fnAnalysis) mapHandle(h Handle, site ssa.Instruction, scope string, bind binder) Handle {
-	out := Handle{Kind: h.Kind}
-	out.Ref, out.Kind = fa.mapRef(h.Ref, h.Kind, site, scope, bind)
-	out.Conn, _ = fa.mapRef(h.Conn, h.Kind, site, scope, bind)
+	ref, _ := fa.mapRef(h.Ref, h.Kind, site, scope, bind)
+	// The connection of the callee's handle is the connection of the
+	// caller's handle it is bound to: a transaction the caller began on a
+	// dedicated connection runs on that connection.
+	_, conn := fa.mapRef(h.Conn, h.Kind, site, scope, bind)
+	out := Handle{Ref: ref.Ref, Kind: ref.Kind, Conn: conn.Conn}
 	if out.Kind == sqlsite.Pool {
 		out.Conn = fresh
 	}
 	return out
 }
 
-func (fa *fnAnalysis) mapRef(r Ref, kind sqlsite.HandleKind, site ssa.Instruction, scope string, bind binder) (Ref, sqlsite.HandleKind) {
+// mapRef maps one callee ref; it returns the caller's handle bound to it and
+// that handle's connection, as a handle whose Conn is set.
+func (fa *fnAnalysis) mapRef(r Ref, kind sqlsite.HandleKind, site ssa.Instruction, scope string, bind binder) (Handle, Handle) {
+	same := func(r Ref) (Handle, Handle) {
+		h := Handle{Ref: r, Kind: kind, Conn: r}
+		return h, h
+	}
 	switch {
 	case r == "" || r == fresh || strings.HasPrefix(string(r), "g:"):
-		return r, kind
+		return same(r)
 	case r.local():
-		return Ref(fmt.Sprintf("C%d%s/%s", fa.instrID(site), scope, r)), kind
+		return same(Ref(fmt.Sprintf("C%d%s/%s", fa.instrID(site), scope, r)))
 	}
 	i, path, ok := r.param()
 	if !ok {
-		return r, kind
+		return same(r)
 	}
 	var fields []string
 	if path != "" {
@@ -224,16 +252,20 @@ func (fa *fnAnalysis) mapRef(r Ref, kind sqlsite.HandleKind, site ssa.Instructio
 	}
 	h, ok := bind(i, fields)
 	if !ok {
-		return fresh, kind
+		return same(fresh)
 	}
 	k := h.Kind
 	if k == sqlsite.NotHandle || k == sqlsite.Maybe && kind != sqlsite.Maybe && kind != sqlsite.NotHandle {
 		k = kind
 	}
 	if k == sqlsite.Pool {
-		return fresh, k
+		return Handle{Ref: fresh, Kind: k, Conn: fresh}, Handle{Ref: fresh, Kind: k, Conn: fresh}
 	}
-	return h.Ref, k
+	conn := h.Conn
+	if conn == "" {
+		conn = h.Ref
+	}
+	return Handle{Ref: h.Ref, Kind: k, Conn: conn}, Handle{Ref: conn, Kind: k, Conn: conn}
 }
 
 // localHandle is a handle this function obtained in a way the analysis does
@@ -337,6 +369,68 @@ func handlePaths(t types.Type) [][]string {
 		return [][]string{nil}
 	}
 	return handleFields(t, 0)
+}
+
+// elementStore returns the single store into the element of a slice or
+// array literal that ia addresses with a constant index.
+func elementStore(ia *ssa.IndexAddr) *ssa.Store {
+	idx, ok := ia.Index.(*ssa.Const)
+	if !ok {
+		return nil
+	}
+	base := ia.X
+	if sl, ok := base.(*ssa.Slice); ok {
+		base = sl.X
+	}
+	alloc, ok := base.(*ssa.Alloc)
+	if !ok {
+		return nil
+	}
+	var found *ssa.Store
+	for _, ref := range *alloc.Referrers() {
+		other, ok := ref.(*ssa.IndexAddr)
+		if !ok {
+			continue
+		}
+		c, ok := other.Index.(*ssa.Const)
+		if !ok || c.Value == nil || idx.Value == nil || c.Value.ExactString() != idx.Value.ExactString() {
+			continue
+		}
+		for _, r2 := range *other.Referrers() {
+			if st, ok := r2.(*ssa.Store); ok && st.Addr == other {
+				if found != nil {
+					return nil
+				}
+				found = st
+			}
+		}
+	}
+	return found
+}
+
+// mapValue returns the value stored under the lookup's constant key when the
+// function stores exactly one value under that key.
+func mapValue(l *ssa.Lookup) ssa.Value {
+	key, ok := l.Index.(*ssa.Const)
+	if !ok || key.Value == nil {
+		return nil
+	}
+	var found ssa.Value
+	for _, ref := range *l.X.Referrers() {
+		u, ok := ref.(*ssa.MapUpdate)
+		if !ok || u.Map != l.X {
+			continue
+		}
+		c, ok := u.Key.(*ssa.Const)
+		if !ok || c.Value == nil || c.Value.ExactString() != key.Value.ExactString() {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = u.Value
+	}
+	return found
 }
 
 // onlyStore returns the store into alloc (or into its field path[0]) when
