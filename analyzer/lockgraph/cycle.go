@@ -89,8 +89,9 @@ func (c *Cycle) Key() string {
 
 // Graph is a lock-order graph.
 type Graph struct {
-	edges []*Edge
-	out   map[string][]*Edge // by Held.Class
+	edges  []*Edge
+	out    map[string][]*Edge         // by Held.Class
+	byFunc map[string]map[string]bool // classes each function locks, built on demand
 }
 
 // New returns the graph of the given edges. Edges whose request never waits
@@ -247,6 +248,26 @@ func isSubset(a, b []string) bool {
 	return true
 }
 
+// touches reports whether function fn takes a lock of class anywhere in
+// the graph.
+func (g *Graph) touches(fn, class string) bool {
+	if g.byFunc == nil {
+		g.byFunc = map[string]map[string]bool{}
+		for _, e := range g.edges {
+			m := g.byFunc[e.Func]
+			if m == nil {
+				m = map[string]bool{}
+				g.byFunc[e.Func] = m
+			}
+			m[e.Held.Class], m[e.Wanted.Class] = true, true
+			for _, gate := range e.Gates {
+				m[gate.Class] = true
+			}
+		}
+	}
+	return g.byFunc[fn][class]
+}
+
 // successors returns the distinct classes cur has edges to, sorted.
 func (g *Graph) successors(cur string) []string {
 	var next []string
@@ -347,7 +368,7 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 	}
 	// A gate all paths but one hold in front of their pair: the one
 	// without it is what to change, whatever the majority says.
-	if k, gate, ok := missingGate(c.Steps); ok {
+	if k, gate, ok := missingGate(c.Steps, g.touches); ok {
 		c.Breaker, c.MissingGate = k, &gate
 	}
 	*out = append(*out, c)
@@ -355,7 +376,12 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 
 // missingGate finds a gate (see Gated) that every step but one holds, and
 // that one step: taking the gate there too would serialise the cycle.
-func missingGate(steps []*Edge) (int, Lock, bool) {
+//
+// Only a lock that reads as a guard is suggested: an advisory lock, or a
+// lock the breaker's function takes somewhere itself (it guards on another
+// path, or locks that parent elsewhere). A table only the other paths touch
+// is no advice.
+func missingGate(steps []*Edge, touches func(fn, class string) bool) (int, Lock, bool) {
 	if len(steps) < 2 {
 		return 0, Lock{}, false
 	}
@@ -367,7 +393,10 @@ func missingGate(steps []*Edge) (int, Lock, bool) {
 			if !lockmodel.ModesConflict(g.Mode, g.Mode) || !gatesAll(others, g) {
 				continue
 			}
-			if !slices.ContainsFunc(steps[k].Gates, func(h Lock) bool { return h.Class == g.Class }) {
+			if slices.ContainsFunc(steps[k].Gates, func(h Lock) bool { return h.Class == g.Class }) {
+				continue
+			}
+			if strings.HasPrefix(g.Class, "advisory") || touches(steps[k].Func, g.Class) {
 				return k, g, true
 			}
 		}

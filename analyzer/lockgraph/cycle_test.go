@@ -969,6 +969,24 @@ func TestGated(t *testing.T) {
 		cs[0].Steps[cs[0].Breaker].Func != "p.B" {
 		t.Errorf("missing gate not found: %s", fmtSummaries(summarize(cs)))
 	}
+	// A row lock only the other path takes reads as no guard: no advice.
+	rootRow := row("root", fu)
+	cs = lockgraph.New([]*lockgraph.Edge{
+		withGates(edge("p.A", row("a", fu), row("b", fu)), rootRow),
+		edge("p.B", row("b", fu), row("a", fu)),
+	}).Cycles(4)
+	if len(cs) != 1 || cs[0].MissingGate != nil {
+		t.Errorf("unrelated table suggested as a gate: %s", fmtSummaries(summarize(cs)))
+	}
+	// ... unless the breaker locks that table somewhere itself.
+	cs = lockgraph.New([]*lockgraph.Edge{
+		withGates(edge("p.A", row("a", fu), row("b", fu)), rootRow),
+		edge("p.B", row("b", fu), row("a", fu)),
+		edge("p.B", row("root", fu), row("c", fu)),
+	}).Cycles(4)
+	if len(cs) != 1 || cs[0].MissingGate == nil || cs[0].MissingGate.Class != "row:root" {
+		t.Errorf("the breaker's own root lock not suggested: %s", fmtSummaries(summarize(cs)))
+	}
 	// A shared gate is no gate: nothing is missing.
 	cs = lockgraph.New([]*lockgraph.Edge{
 		withGates(edge("p.A", row("a", fu), row("b", fu)), shared),
