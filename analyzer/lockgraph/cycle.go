@@ -91,8 +91,16 @@ func (c *Cycle) Key() string {
 type Graph struct {
 	edges  []*Edge
 	out    map[string][]*Edge         // by Held.Class
+	succ   map[string][]string        // distinct successor classes, sorted
 	byFunc map[string]map[string]bool // classes each function locks, built on demand
+	// Truncated is set when Cycles stopped early, having searched as
+	// much as maxSearch allows: long cycles may be missing.
+	Truncated bool
 }
+
+// maxSearch bounds the steps of one cycle search: the number of elementary
+// cycles grows exponentially with their length.
+const maxSearch = 20_000_000
 
 // New returns the graph of the given edges. Edges whose request never waits
 // are left out: they cannot close a cycle.
@@ -153,19 +161,42 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 	for i, c := range classes {
 		index[c] = i
 	}
+	// Iterative deepening: all cycles of each length before any longer
+	// one, so that a budget spent on long cycles never costs a short one.
+	for length := 2; length <= maxLen && !g.Truncated; length++ {
+		g.searchLength(classes, index, length, seen, &out)
+	}
+	out = group(out)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Severity != out[j].Severity {
+			return out[i].Severity > out[j].Severity
+		}
+		return out[i].Key() < out[j].Key()
+	})
+	return out
+}
+
+// searchLength finds the cycles of exactly length classes, each from its
+// smallest class, within maxSearch steps.
+func (g *Graph) searchLength(classes []string, index map[string]int, length int, seen map[string]bool, out *[]*Cycle) {
+	steps := 0
 	for si, start := range classes {
 		path := []string{start}
 		onPath := map[string]bool{start: true}
 		var walk func(cur string)
 		walk = func(cur string) {
 			for _, next := range g.successors(cur) {
-				if next == start && len(path) >= 2 {
-					g.emit(path, seen, &out)
+				if steps++; steps > maxSearch {
+					g.Truncated = true
+					return
+				}
+				if next == start && len(path) == length {
+					g.emit(path, seen, out)
 					continue
 				}
 				// Only classes after start, so each cycle is found once,
 				// from its smallest class.
-				if onPath[next] || index[next] <= si || len(path) >= maxLen {
+				if onPath[next] || index[next] <= si || len(path) >= length {
 					continue
 				}
 				onPath[next] = true
@@ -176,15 +207,10 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 			}
 		}
 		walk(start)
-	}
-	out = group(out)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Severity != out[j].Severity {
-			return out[i].Severity > out[j].Severity
+		if g.Truncated {
+			return
 		}
-		return out[i].Key() < out[j].Key()
-	})
-	return out
+	}
 }
 
 // maxAlso bounds the further cycles named in one report.
@@ -270,6 +296,9 @@ func (g *Graph) touches(fn, class string) bool {
 
 // successors returns the distinct classes cur has edges to, sorted.
 func (g *Graph) successors(cur string) []string {
+	if next, ok := g.succ[cur]; ok {
+		return next
+	}
 	var next []string
 	for _, e := range g.out[cur] {
 		if e.Wanted.Class != cur {
@@ -277,7 +306,12 @@ func (g *Graph) successors(cur string) []string {
 		}
 	}
 	slices.Sort(next)
-	return slices.Compact(next)
+	next = slices.Compact(next)
+	if g.succ == nil {
+		g.succ = map[string][]string{}
+	}
+	g.succ[cur] = next
+	return next
 }
 
 // emit picks one witness edge per step of the class cycle path such that

@@ -71,8 +71,8 @@ Flags:
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	if *maxCycle < 2 {
-		fmt.Fprintln(stderr, "pglockorder: -maxcycle must be at least 2")
+	if *maxCycle < 2 || *maxCycle > 12 {
+		fmt.Fprintln(stderr, "pglockorder: -maxcycle must be between 2 and 12")
 		return exitUsage
 	}
 	for name, val := range map[string]string{
@@ -137,7 +137,11 @@ Flags:
 	analysed := time.Since(start) - loaded
 
 	edges = lockgraph.WithoutTables(edges, temps)
-	cycles := lockgraph.New(edges).Cycles(*maxCycle)
+	graph := lockgraph.New(edges)
+	cycles := graph.Cycles(*maxCycle)
+	if graph.Truncated {
+		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", *maxCycle)
+	}
 	for _, c := range cycles {
 		anchor := c.Anchor()
 		findings = append(findings, finding{
