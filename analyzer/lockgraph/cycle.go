@@ -411,10 +411,10 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 // missingGate finds a gate (see Gated) that every step but one holds, and
 // that one step: taking the gate there too would serialise the cycle.
 //
-// Only a lock that reads as a guard is suggested: an advisory lock, or a
-// lock the breaker's function takes somewhere itself (it guards on another
-// path, or locks that parent elsewhere). A table only the other paths touch
-// is no advice.
+// Only a lock that reads as a guard is suggested: an advisory lock on a
+// known key, or a lock the breaker's function takes somewhere itself (it
+// guards on another path, or locks that parent elsewhere). A table, or a key
+// known only at run time, that only the other paths touch is no advice.
 func missingGate(steps []*Edge, touches func(fn, class string) bool) (int, Lock, bool) {
 	if len(steps) < 2 {
 		return 0, Lock{}, false
@@ -430,7 +430,7 @@ func missingGate(steps []*Edge, touches func(fn, class string) bool) (int, Lock,
 			if slices.ContainsFunc(steps[k].Gates, func(h Lock) bool { return h.Class == g.Class }) {
 				continue
 			}
-			if strings.HasPrefix(g.Class, "advisory") || touches(steps[k].Func, g.Class) {
+			if strings.HasPrefix(g.Class, "advisory:") || touches(steps[k].Func, g.Class) {
 				return k, g, true
 			}
 		}
