@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
@@ -176,8 +177,15 @@ func printErrors(w io.Writer, pkgs []*packages.Package) int {
 	seen := map[string]bool{}
 	var errs []string
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		typeErrors := slices.ContainsFunc(p.Errors, func(e packages.Error) bool { return e.Kind == packages.TypeError })
 		for _, err := range p.Errors {
-			if msg := err.Error(); !seen[msg] {
+			// The go command's own report of a compile error repeats
+			// what the type checker says ("# pkg" and the same lines).
+			if typeErrors && err.Kind == packages.ListError && strings.HasPrefix(err.Msg, "# ") {
+				continue
+			}
+			msg := strings.TrimPrefix(err.Error(), "-: ")
+			if !seen[msg] {
 				seen[msg] = true
 				errs = append(errs, msg)
 			}
