@@ -28,17 +28,20 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	}
 	// The callee's requests, with the SQL it runs for this caller placed
 	// among them where the callee runs it.
-	sinks := slices.Clone(sum.Sinks)
-	slices.SortStableFunc(sinks, func(a, b Sink) int { return a.At - b.At })
+	order := make([]int, len(sum.Sinks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return sum.Sinks[a].At - sum.Sinks[b].At })
 	for i, m := range mapped {
-		for len(sinks) > 0 && sinks[0].At <= i {
-			fa.applySink(site, scope, sinks[0], mapped, args, bind, st)
-			sinks = sinks[1:]
+		for len(order) > 0 && sum.Sinks[order[0]].At <= i {
+			fa.applySink(site, fmt.Sprintf("%s#sink%d", scope, order[0]), sum.Sinks[order[0]], mapped, args, bind, st)
+			order = order[1:]
 		}
 		fa.request(m, st, nil)
 	}
-	for _, k := range sinks {
-		fa.applySink(site, scope, k, mapped, args, bind, st)
+	for _, k := range order {
+		fa.applySink(site, fmt.Sprintf("%s#sink%d", scope, k), sum.Sinks[k], mapped, args, bind, st)
 	}
 	for _, p := range sum.Pairs {
 		if p.Held >= len(mapped) || p.Wanted >= len(mapped) {
@@ -205,20 +208,22 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 
 // applySink runs, at a call site, the SQL text the caller passes for the
 // callee's parameter k.Param, on the callee's handle mapped here, while the
-// locks the callee holds at that point are held.
-func (fa *fnAnalysis) applySink(site ssa.Instruction, scope string, k Sink, mapped []int, args []ssa.Value, bind binder, st *state) {
+// locks the callee holds at that point are held. unit tells apart the
+// statements of the callee's several sinks at one call site.
+func (fa *fnAnalysis) applySink(site ssa.Instruction, unit string, k Sink, mapped []int, args []ssa.Value, bind binder, st *state) {
 	if k.Param >= len(args) || args[k.Param] == nil {
 		return
 	}
+	scope, _, _ := strings.Cut(unit, "#sink")
 	h := fa.mapHandle(k.Handle, site, scope, bind)
 	var params ssa.Value
 	if k.Args >= 0 && k.Args < len(args) {
 		params = args[k.Args]
 	}
 	lent := fa.lend(k.Held, mapped, st)
-	fa.via = k.Func
+	fa.via, fa.unit = k.Func, unit
 	fa.query(site, h, args[k.Param], params, st, k.Batch)
-	fa.via = ""
+	fa.via, fa.unit = "", ""
 	fa.unlend(lent, st)
 }
 

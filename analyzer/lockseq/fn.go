@@ -91,16 +91,17 @@ type fnAnalysis struct {
 	locals   map[ssa.Value]Ref
 	sites    map[ssa.Instruction]int
 	edges    map[[2]int]*lockgraph.Edge
-	// via names the callee whose SQL sink is being applied, for paths.
-	via      string
-	mustAt   map[int]map[int]bool
-	pairs    map[[2]int]Pair
-	sum      *Summary
-	sinks    map[string]int
-	unlocks  map[Unlock]bool
-	releases map[Release]bool
-	leaks    map[int]bool
-	invokes  map[string]int
+	// via names the callee whose SQL sink is being applied, for paths,
+	// and unit tells apart the sinks applied at one call site.
+	via, unit string
+	mustAt    map[int]map[int]bool
+	pairs     map[[2]int]Pair
+	sum       *Summary
+	sinks     map[string]int
+	unlocks   map[Unlock]bool
+	releases  map[Release]bool
+	leaks     map[int]bool
+	invokes   map[string]int
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {

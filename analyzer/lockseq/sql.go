@@ -94,7 +94,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 			keys = keyArgs[0]
 		}
 		for _, eff := range an.Effects {
-			stmt := fmt.Sprintf("%p#%d#%d#%d", site, alt, ti, eff.Stmt)
+			stmt := fmt.Sprintf("%p%s#%d#%d#%d", site, fa.unit, alt, ti, eff.Stmt)
 			if stmt != curStmt {
 				curStmt, stmtHeld = stmt, nil
 			}
@@ -113,7 +113,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 				if fa.via != "" {
 					where += ", run by " + fa.via
 				}
-				ev := fa.newEvent(eventKey{site, alt, idx, ""}, site, h, eff, keys, stmt, where, st)
+				ev := fa.newEvent(eventKey{site, alt, idx, fa.unit}, site, h, eff, keys, stmt, where, st)
 				idx++
 				// One statement takes its locks one after the other (its
 				// table locks as it is planned, then row by row, in the

@@ -1,4 +1,4 @@
-package sametx // want package:"sql=true edges=14"
+package sametx // want package:"sql=true edges=26"
 
 import (
 	"context"
@@ -80,7 +80,7 @@ func lockJournal(ctx context.Context, tx *pgx.Tx) error {
 
 // Audit locks journal rows (through a pointer), then ledger rows (through
 // the type-switching helper): the opposite order of Settle.
-func Audit(ctx context.Context, conn *pgx.Conn) error { // want Audit:`^locks\(table:st_journal ROW EXCLUSIVE@L0, row:st_journal FOR NO KEY UPDATE@L0, table:st_ledger ROW EXCLUSIVE@L0, row:st_ledger FOR NO KEY UPDATE@L0\)$`
+func Audit(ctx context.Context, conn *pgx.Conn) error { // want Audit:`^locks\(table:st_journal ROW EXCLUSIVE@L0, row:st_journal FOR NO KEY UPDATE@L0(, table:st_ledger ROW EXCLUSIVE@L0, row:st_ledger FOR NO KEY UPDATE@L0)+\)$`
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
@@ -90,5 +90,42 @@ func Audit(ctx context.Context, conn *pgx.Conn) error { // want Audit:`^locks\(t
 		return err
 	}
 	execOn(ctx, tx, "UPDATE st_ledger SET audited = true WHERE id = 1", "SELECT 1") // want `lock-order inversion: rows of st_journal and rows of st_ledger are locked in opposite orders; concurrent transactions`
+	return tx.Commit(ctx)
+}
+
+// runBoth runs its two statements, in the order given, on the caller's
+// transaction.
+func runBoth(ctx context.Context, tx pgx.Tx, first, second string) error {
+	if _, err := tx.Exec(ctx, first); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, second)
+	return err
+}
+
+// Bill and Refund pass the statements of runBoth in opposite orders: two
+// pieces of caller SQL at one call site are two statements, in order.
+func Bill(ctx context.Context, conn *pgx.Conn) error { // want Bill:`row:st_invoices FOR NO KEY UPDATE@L0, .*row:st_credits FOR NO KEY UPDATE@L0\)$`
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if err := runBoth(ctx, tx, "UPDATE st_invoices SET billed = true WHERE id = 1", "UPDATE st_credits SET used = true WHERE id = 1"); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Refund is Bill's opposite order.
+func Refund(ctx context.Context, conn *pgx.Conn) error { // want Refund:`row:st_credits FOR NO KEY UPDATE@L0, .*row:st_invoices FOR NO KEY UPDATE@L0\)$`
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if err := runBoth(ctx, tx, "UPDATE st_credits SET used = false WHERE id = 1", "UPDATE st_invoices SET billed = false WHERE id = 1"); err != nil { // want `lock-order inversion: rows of st_credits and rows of st_invoices are locked in opposite orders`
+		return err
+	}
 	return tx.Commit(ctx)
 }
