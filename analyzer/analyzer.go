@@ -119,6 +119,14 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	for _, l := range an.Leaks {
+		if l.Returned {
+			taken := ""
+			if len(l.Path) > 0 {
+				taken = moduleRelative(l.Path[len(l.Path)-1].Pos)
+			}
+			pass.Report(analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken)})
+			continue
+		}
 		pass.Report(analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock)})
 	}
 

@@ -32,6 +32,9 @@
 //     forever instead of failing. lock_timeout bounds it.
 //   - session-advisory-on-pool: pg_advisory_lock run on a pool (*sql.DB,
 //     *pgxpool.Pool): the unlock may run on another connection.
+//   - session-advisory-leak: a session advisory lock may still be held where
+//     its dedicated connection goes back to the pool (pgxpool.Conn.Release,
+//     sql.Conn.Close): the session, and the lock, go on.
 //
 // Not reported, because PostgreSQL does not deadlock on them: FOR SHARE
 // against FOR SHARE, FOR KEY SHARE against FOR NO KEY UPDATE or a plain

@@ -245,7 +245,8 @@ func group(cycles []*Cycle) []*Cycle {
 				// Two cycles reported at one request would say the same
 				// thing twice at one line: changing that request's order
 				// is the fix for both.
-				sameAnchor := k.Anchor() == c.Anchor()
+				ka, ca := k.Anchor(), c.Anchor()
+				sameAnchor := ka.Anchor() == ca.Anchor() && ka.Wanted.Class == ca.Wanted.Class
 				if same || subset || sameAnchor {
 					if len(k.Also) < maxAlso {
 						k.Also = append(k.Also, c.Key())
@@ -400,6 +401,18 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 		}
 		c.Followers = len(followers)
 	}
+	// A path that holds an explicit strong table lock (LOCK TABLE ...
+	// SHARE and up, DDL) against ordinary statements is the one to change:
+	// the fix belongs in the maintenance task, not in every hot path.
+	if k, ok := strongTableStep(c.Steps); ok {
+		c.Breaker = k
+		c.Followers = 0
+		for i, n := range c.Agree {
+			if i != k {
+				c.Followers += n
+			}
+		}
+	}
 	// A gate all paths but one hold in front of their pair: the one
 	// without it is what to change, whatever the majority says.
 	if k, gate, ok := missingGate(c.Steps, g.touches); ok {
@@ -412,9 +425,10 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 // that one step: taking the gate there too would serialise the cycle.
 //
 // Only a lock that reads as a guard is suggested: an advisory lock on a
-// known key, or a lock the breaker's function takes somewhere itself (it
-// guards on another path, or locks that parent elsewhere). A table, or a key
-// known only at run time, that only the other paths touch is no advice.
+// known key, or a row lock the breaker's function takes somewhere itself (it
+// locks that parent elsewhere). A table lock (putting LOCK TABLE on a hot
+// path is no fix), a key known only at run time, or a lock of the cycle
+// itself is no advice.
 func missingGate(steps []*Edge, touches func(fn, class string) bool) (int, Lock, bool) {
 	if len(steps) < 2 {
 		return 0, Lock{}, false
@@ -430,12 +444,41 @@ func missingGate(steps []*Edge, touches func(fn, class string) bool) (int, Lock,
 			if slices.ContainsFunc(steps[k].Gates, func(h Lock) bool { return h.Class == g.Class }) {
 				continue
 			}
-			if strings.HasPrefix(g.Class, "advisory:") || touches(steps[k].Func, g.Class) {
+			if inCycle(steps, g.Class) {
+				continue // "take X first" where X is one of the pair
+			}
+			if strings.HasPrefix(g.Class, "advisory:") ||
+				strings.HasPrefix(g.Class, "row:") && touches(steps[k].Func, g.Class) {
 				return k, g, true
 			}
 		}
 	}
 	return 0, Lock{}, false
+}
+
+// strongTableStep returns the only step that holds a table lock in SHARE
+// mode or stronger, if exactly one does.
+func strongTableStep(steps []*Edge) (int, bool) {
+	found := -1
+	for i, s := range steps {
+		if strings.HasPrefix(s.Held.Class, "table:") && s.Held.Mode >= lockmodel.Share {
+			if found >= 0 {
+				return 0, false
+			}
+			found = i
+		}
+	}
+	return found, found >= 0 && len(steps) > 1
+}
+
+// inCycle reports whether class is one of the cycle's lock classes.
+func inCycle(steps []*Edge, class string) bool {
+	for _, s := range steps {
+		if s.Held.Class == class || s.Wanted.Class == class {
+			return true
+		}
+	}
+	return false
 }
 
 // Gated reports whether the paths of a cycle are serialised by a common

@@ -33,6 +33,10 @@ type Leak struct {
 	Pos  token.Pos
 	Lock lockgraph.Lock
 	Path []lockgraph.Frame
+	// Returned is set when the lock may still be held as its connection
+	// goes back to the pool (Pos is the release); otherwise the lock was
+	// taken on a pool in the first place (Pos is the statement).
+	Returned bool
 }
 
 // Analysis computes summaries and edges for the functions of one package.

@@ -64,7 +64,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	for _, r := range sum.Releases {
 		h := fa.mapHandle(Handle{Ref: r.Ref, Conn: r.Ref}, site, scope, bind)
 		if r.Conn {
-			fa.releaseConn(h, st)
+			fa.releaseConn(site, h, r.Pooled, st)
 		} else {
 			fa.endTx(h, st)
 		}
@@ -192,7 +192,7 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 		return Handle{}, false
 	}
 	before := maps.Clone(st.held)
-	lent := fa.lend(inv.Held, mapped, st)
+	lent := fa.lend(inv.Held, inv.Surely, mapped, st)
 	fa.apply(site, scope, sum, calleeValues(nil, bindings, nparams), cbind, st)
 	fa.unlend(lent, st)
 	private := fmt.Sprintf("C%d", fa.instrID(site))
@@ -220,7 +220,7 @@ func (fa *fnAnalysis) applySink(site ssa.Instruction, unit string, k Sink, mappe
 	if k.Args >= 0 && k.Args < len(args) {
 		params = args[k.Args]
 	}
-	lent := fa.lend(k.Held, mapped, st)
+	lent := fa.lend(k.Held, k.Surely, mapped, st)
 	fa.via, fa.unit = k.Func, unit
 	fa.query(site, h, args[k.Param], params, st, k.Batch)
 	fa.via, fa.unit = "", ""
@@ -230,11 +230,11 @@ func (fa *fnAnalysis) applySink(site ssa.Instruction, unit string, k Sink, mappe
 // lend marks as held, for the duration of a callback or of SQL a callee runs
 // for its caller, this function's copies (mapped) of the callee events that
 // the callee holds at that moment; it returns those it added.
-func (fa *fnAnalysis) lend(held, mapped []int, st *state) []int {
+func (fa *fnAnalysis) lend(held, surely, mapped []int, st *state) []int {
 	var lent []int
 	for _, h := range held {
 		if h < len(mapped) && fa.events[mapped[h]].Hold != HoldNone && !st.held[mapped[h]] {
-			st.held[mapped[h]] = true
+			st.hold(mapped[h], slices.Contains(surely, h))
 			lent = append(lent, mapped[h])
 		}
 	}

@@ -101,6 +101,7 @@ type fnAnalysis struct {
 	unlocks   map[Unlock]bool
 	releases  map[Release]bool
 	leaks     map[int]bool
+	returned  map[[2]int]bool // session locks reported as leaked at a release
 	invokes   map[string]int
 }
 
@@ -118,6 +119,7 @@ func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
 		unlocks:  map[Unlock]bool{},
 		releases: map[Release]bool{},
 		leaks:    map[int]bool{},
+		returned: map[[2]int]bool{},
 		invokes:  map[string]int{},
 	}
 }
@@ -151,11 +153,16 @@ func (fa *fnAnalysis) run() *Summary {
 					exit.join(st)
 				}
 			}
-			for _, succ := range b.Succs {
+			failing, failed := fa.failedCall(b)
+			for i, succ := range b.Succs {
+				out := st
+				if failed != nil && i == failing {
+					out = fa.withoutCall(st, failed)
+				}
 				if in[succ.Index] == nil {
-					in[succ.Index] = st.clone()
+					in[succ.Index] = out.clone()
 					changed = true
-				} else if in[succ.Index].join(st) {
+				} else if in[succ.Index].join(out) {
 					changed = true
 				}
 			}
@@ -206,7 +213,7 @@ func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 			fa.endTx(fa.handleOf(op.Recv), st)
 		}
 	case sqlsite.Release:
-		fa.releaseConn(fa.handleOf(op.Recv), st)
+		fa.releaseConn(site, fa.handleOf(op.Recv), op.Pooled, st)
 	case sqlsite.SendBatch:
 		fa.sendBatch(site, fa.handleOf(op.Recv), op.Args[op.Batch], st)
 	case sqlsite.StmtRun:
@@ -279,18 +286,17 @@ func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value, st *state) {
 	if len(inv.Args) == 0 {
 		return
 	}
-	held := sortedKeys(st.held)
+	held, surely := sortedKeys(st.held), sortedKeys(st.must)
 	key := fmt.Sprint(inv.Param, inv.Args)
 	if i, ok := fa.invokes[key]; ok {
 		// The same invocation seen again (another path, or another
-		// round of the fixpoint): it may hold what either held.
-		old := fa.sum.Invokes[i].Held
-		merged := append(slices.Clone(old), held...)
-		slices.Sort(merged)
-		fa.sum.Invokes[i].Held = slices.Compact(merged)
+		// round of the fixpoint): it may hold what either held, and
+		// surely holds what both surely held.
+		v := &fa.sum.Invokes[i]
+		v.Held, v.Surely = mergeHeld(v.Held, v.Surely, held, surely)
 		return
 	}
-	inv.Held = held
+	inv.Held, inv.Surely = held, surely
 	fa.invokes[key] = len(fa.sum.Invokes)
 	fa.sum.Invokes = append(fa.sum.Invokes, inv)
 }
@@ -547,4 +553,81 @@ func numParams(fn *ssa.Function) int {
 		n++
 	}
 	return n
+}
+
+// mergeHeld merges what a function holds at one point seen twice: the union
+// of what may be held, the intersection of what is surely held.
+func mergeHeld(held, surely, held2, surely2 []int) ([]int, []int) {
+	merged := append(slices.Clone(held), held2...)
+	slices.Sort(merged)
+	var both []int
+	for _, s := range surely {
+		if slices.Contains(surely2, s) {
+			both = append(both, s)
+		}
+	}
+	return slices.Compact(merged), both
+}
+
+// failedCall recognises a block that ends by testing a call's error
+// (if err != nil, if err == nil) and returns the successor taken when the
+// call failed, and the call. A statement that failed took no lock: on that
+// branch its locks are not held (the usual "lock, or return the error").
+func (fa *fnAnalysis) failedCall(b *ssa.BasicBlock) (int, ssa.Instruction) {
+	cond, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+	if !ok || len(b.Succs) != 2 {
+		return 0, nil
+	}
+	bin, ok := cond.Cond.(*ssa.BinOp)
+	if !ok || bin.Op != token.NEQ && bin.Op != token.EQL {
+		return 0, nil
+	}
+	v := bin.X
+	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
+		v = bin.Y
+	} else if c, ok := bin.Y.(*ssa.Const); !ok || !c.IsNil() {
+		return 0, nil
+	}
+	call := errorOf(v)
+	if call == nil {
+		return 0, nil
+	}
+	if bin.Op == token.NEQ {
+		return 0, call
+	}
+	return 1, call
+}
+
+// errorOf returns the call whose error result v is.
+func errorOf(v ssa.Value) *ssa.Call {
+	var (
+		call  *ssa.Call
+		index int
+	)
+	switch x := v.(type) {
+	case *ssa.Extract:
+		call, _ = x.Tuple.(*ssa.Call)
+		index = x.Index
+	case *ssa.Call:
+		call = x
+	}
+	if call == nil {
+		return nil
+	}
+	res := call.Call.Signature().Results()
+	if res.Len() == 0 || index != res.Len()-1 || !types.Identical(res.At(index).Type(), types.Universe.Lookup("error").Type()) {
+		return nil
+	}
+	return call
+}
+
+// withoutCall returns st without the locks taken at call site c.
+func (fa *fnAnalysis) withoutCall(st *state, c ssa.Instruction) *state {
+	out := st.clone()
+	for key, i := range fa.eventIdx {
+		if key.instr == c {
+			out.drop(i)
+		}
+	}
+	return out
 }

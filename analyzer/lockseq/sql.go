@@ -553,15 +553,27 @@ func (fa *fnAnalysis) endSQLTx(h Handle, st *state) {
 
 // releaseConn releases every lock of connection h: closing or releasing a
 // connection ends its session and any transaction on it.
-func (fa *fnAnalysis) releaseConn(h Handle, st *state) {
-	for i := range st.held {
-		if sameConn(fa.events[i].Conn, h.Conn) {
-			st.drop(i)
+//
+// A connection given back to a pool (pooled) keeps its session: a session
+// advisory lock still held then stays with whoever gets the connection
+// next, and is reported as a leak at site.
+func (fa *fnAnalysis) releaseConn(site ssa.Instruction, h Handle, pooled bool, st *state) {
+	for _, i := range sortedKeys(st.held) {
+		e := fa.events[i]
+		if !sameConn(e.Conn, h.Conn) {
+			continue
 		}
+		if pooled && e.Lock.Session && !fa.returned[[2]int{i, fa.instrID(site)}] {
+			fa.returned[[2]int{i, fa.instrID(site)}] = true
+			l := e.Lock
+			l.Class = concrete(l.Class)
+			fa.a.Leaks = append(fa.a.Leaks, Leak{Pos: site.Pos(), Lock: l, Path: e.Path, Returned: true})
+		}
+		st.drop(i)
 	}
 	delete(st.sqlTx, h.Conn)
 	if escapes(h.Conn) {
-		fa.releases[Release{Ref: h.Conn, Conn: true}] = true
+		fa.releases[Release{Ref: h.Conn, Conn: true, Pooled: pooled}] = true
 	}
 }
 
@@ -596,16 +608,15 @@ func (fa *fnAnalysis) addSink(p int, h Handle, params ssa.Value, batch bool, st 
 		args = slices.Index(fa.fn.Params, prm)
 	}
 	k := Sink{Param: p, Args: args, Handle: h, Batch: batch}
-	held := sortedKeys(st.held)
+	held, surely := sortedKeys(st.held), sortedKeys(st.must)
 	key := fmt.Sprint(k)
 	if i, ok := fa.sinks[key]; ok {
 		// Seen again: on another path it may hold other locks.
-		merged := append(slices.Clone(fa.sum.Sinks[i].Held), held...)
-		slices.Sort(merged)
-		fa.sum.Sinks[i].Held = slices.Compact(merged)
+		v := &fa.sum.Sinks[i]
+		v.Held, v.Surely = mergeHeld(v.Held, v.Surely, held, surely)
 		return
 	}
-	k.Held = held
+	k.Held, k.Surely = held, surely
 	k.At = len(fa.events)
 	k.Func = fa.name
 	if fa.via != "" {

@@ -160,7 +160,8 @@ type Sink struct {
 	Batch bool
 	// Held lists the function's events whose locks may be held when it
 	// runs the text: the caller's statement waits while they are held.
-	Held []int
+	// Surely lists those held on every path there (gates, see lockgraph).
+	Held, Surely []int
 	// At is the number of the function's events requested before the
 	// text runs, which places it among them.
 	At int
@@ -174,6 +175,9 @@ type Sink struct {
 type Release struct {
 	Ref  Ref
 	Conn bool
+	// Pooled is set when the connection goes back to a pool, its session
+	// (and session advisory locks) going on.
+	Pooled bool
 }
 
 // Summary is what a function does with locks, in terms its callers can map
@@ -208,8 +212,9 @@ type Invoke struct {
 	Args  []Flow
 	// Held lists the function's events whose locks may be held when it
 	// invokes the callback (a helper that takes an advisory lock, then
-	// runs fn): the callback's requests wait while they are held.
-	Held []int
+	// runs fn): the callback's requests wait while they are held. Surely
+	// lists those held on every path there.
+	Held, Surely []int
 }
 
 // Unlock says that the function releases the session advisory lock Class

@@ -21,6 +21,7 @@ const (
 	CategorySession     = "session-advisory-cycle"
 	CategoryCrossConn   = "cross-connection"
 	CategoryPoolAdvisor = "session-advisory-on-pool"
+	CategoryLeak        = "session-advisory-leak"
 )
 
 // Options control how positions are shown.
@@ -227,4 +228,13 @@ func LeakMessage(l lockgraph.Lock) string {
 		"connection, and the lock then stays with a connection nobody owns; take it on a dedicated connection "+
 		"(pool.Acquire / db.Conn) and unlock it there, or use pg_advisory_xact_lock inside a transaction",
 		lockgraph.ClassName(l.Class))
+}
+
+// ReturnedMessage is the message for a session advisory lock that may still
+// be held when its connection goes back to the pool.
+func ReturnedMessage(l lockgraph.Lock, takenAt string) string {
+	return fmt.Sprintf("session-level %s, taken at %s, may still be held here, where the connection goes back to "+
+		"the pool: returning a connection does not end its session, so the lock stays with whoever gets the "+
+		"connection next and is never unlocked; unlock it on every path (defer the unlock right after taking it), "+
+		"or use pg_advisory_xact_lock inside a transaction", lockgraph.ClassName(l.Class), takenAt)
 }

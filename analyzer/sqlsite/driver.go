@@ -112,6 +112,10 @@ type Op struct {
 	Batch int
 	// Func is the index in Args of the callback (BeginFunc).
 	Func int
+	// Pooled is set for a Release that gives the connection back to a
+	// pool (pgxpool.Conn.Release, sql.Conn.Close): the session goes on,
+	// and its session advisory locks with it.
+	Pooled bool
 	// Args are the call's arguments without the receiver.
 	Args []ssa.Value
 }
@@ -301,9 +305,11 @@ func Classify(call *ssa.CallCommon) Op {
 		}
 	case "Release":
 		op.Kind = Release
+		op.Pooled = pkg == pkgPool5 || pkg == pkgPool4
 	case "Close":
 		if op.RecvKind == Conn {
 			op.Kind = Release
+			op.Pooled = pkg == pkgSQL
 		}
 	case "SendBatch":
 		op.Kind, op.Batch = SendBatch, sig.Params().Len()-1
