@@ -535,7 +535,8 @@ const maxPicks = 10000
 // severe (a wait across connections, a session advisory lock), so that the
 // report does not understate the danger; then witnesses from functions not
 // yet used in the cycle, since a report naming two functions is easier to
-// act on than one that names the same function twice.
+// act on than one that names the same function twice; then the strongest
+// held lock.
 func preferOtherFuncs(cands []*Edge, chosen []*Edge) []*Edge {
 	used := map[string]bool{}
 	for _, e := range chosen {
@@ -552,7 +553,9 @@ func preferOtherFuncs(cands []*Edge, chosen []*Edge) []*Edge {
 		case used[a.Func] && !used[b.Func]:
 			return 1
 		}
-		return 0
+		// The strongest hold is the statement that really takes the lock
+		// (SELECT ... FOR UPDATE rather than the UPDATE after it).
+		return int(b.Held.Mode) - int(a.Held.Mode)
 	})
 	return out
 }
