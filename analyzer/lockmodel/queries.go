@@ -331,12 +331,12 @@ func insertedRows(src *pg_query.Node) RowSet {
 	}
 	if vals := s.GetValuesLists(); vals != nil {
 		if len(vals) > 1 {
-			return RowSet{Multi: true, Why: "several VALUES rows"}
+			return RowSet{Multi: true, Why: whyValues}
 		}
 		return RowSet{}
 	}
 	if len(s.GetFromClause()) > 0 {
-		return RowSet{Multi: true, Why: "the rows of a SELECT", Order: sortText(s.GetSortClause())}
+		return RowSet{Multi: true, Why: whySelect, Order: sortText(s.GetSortClause())}
 	}
 	return RowSet{}
 }

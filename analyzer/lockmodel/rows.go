@@ -29,7 +29,8 @@ type RowSet struct {
 	// the statement has none.
 	Order string
 	// KeyParam is the $n compared for equality with KeyColumn when the
-	// lock takes one row chosen by the caller; 0 otherwise.
+	// lock takes one row chosen by the caller, or with the one column an
+	// equality-only predicate compares; 0 otherwise.
 	KeyParam int
 	// KeyColumn is the key column of a single-row lock ("id").
 	KeyColumn string
@@ -38,6 +39,11 @@ type RowSet struct {
 	// A schema that knows these form a unique key can make a Multi lock
 	// single-row.
 	EqColumns string
+	// EqualityOnly is set when the predicate selects its rows by equality
+	// on columns that are not a key (WHERE account_id = $1): two
+	// statements that lock the same such rows share the predicate and
+	// the plan, and so the order. It does not make a lock unordered.
+	EqualityOnly bool
 	// PreLocked is set on the rows an UPDATE or DELETE changes when an
 	// earlier part of the same statement (a CTE or sub-query with FOR
 	// UPDATE) locked them already: the statement's own lock waits for
@@ -47,7 +53,30 @@ type RowSet struct {
 
 // Unordered reports whether the lock can take several rows in no defined
 // order.
-func (r RowSet) Unordered() bool { return r.Multi && r.Order == "" && !r.PreLocked }
+func (r RowSet) Unordered() bool {
+	return r.Multi && r.Order == "" && !r.PreLocked && !r.EqualityOnly
+}
+
+// SetPredicate reports whether the rows are chosen by a set of keys or a
+// range (= ANY, IN, BETWEEN, <), or by several VALUES rows: sets that two
+// executions choose differently and that overlap.
+func (r RowSet) SetPredicate() bool {
+	switch r.Why {
+	case whyAny, whyIn, whyInQuery, whyRange, whyValues, whySelect:
+		return true
+	}
+	return false
+}
+
+// The reasons a lock takes several rows.
+const (
+	whyAny     = "= ANY(...)"
+	whyIn      = "IN (...)"
+	whyInQuery = "IN (sub-query)"
+	whyRange   = "a range"
+	whyValues  = "several VALUES rows"
+	whySelect  = "the rows of a SELECT"
+)
 
 // isKeyColumn reports whether a column, by its name alone, identifies one
 // row of table: "id", "uuid", or the table's singular name with "_id" or
@@ -87,6 +116,7 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	}
 	conj := conjuncts(p.where)
 	var eq []string
+	eqParams := map[int]bool{}
 	why := ""
 	for _, c := range conj {
 		col, param, kind := comparison(c, ref, p.joined)
@@ -96,17 +126,18 @@ func (p predicate) rowSet(table, ref string) RowSet {
 				continue
 			}
 			eq = append(eq, col)
+			eqParams[param] = true
 			if isKeyColumn(table, col) {
 				rs.KeyColumn, rs.KeyParam = col, param
 			}
 		case cmpAny:
-			why = cmp(why, "= ANY(...)")
+			why = cmp(why, whyAny)
 		case cmpIn:
-			why = cmp(why, "IN (...)")
+			why = cmp(why, whyIn)
 		case cmpInQuery:
-			why = cmp(why, "IN (sub-query)")
+			why = cmp(why, whyInQuery)
 		case cmpRange:
-			why = cmp(why, "a range")
+			why = cmp(why, whyRange)
 		}
 	}
 	slices.Sort(eq)
@@ -126,6 +157,12 @@ func (p predicate) rowSet(table, ref string) RowSet {
 		rs.Why = "a join"
 	case rs.EqColumns != "":
 		rs.Why = "equality on " + rs.EqColumns + ", not a key"
+		rs.EqualityOnly = true
+		if len(eqParams) == 1 {
+			for p := range eqParams {
+				rs.KeyParam = p
+			}
+		}
 	default:
 		rs.Why = "a predicate that can match several rows"
 	}

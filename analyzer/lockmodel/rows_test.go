@@ -24,7 +24,7 @@ func renderRows(effects []Effect) []string {
 		if r.Multi {
 			s = name + " multi(" + r.Why + ")"
 		}
-		if r.KeyColumn != "" {
+		if r.KeyColumn != "" || r.KeyParam > 0 {
 			s += " key=" + r.KeyColumn
 			if r.KeyParam > 0 {
 				s += fmt.Sprintf("/$%d", r.KeyParam)
@@ -61,7 +61,7 @@ func TestRowSets(t *testing.T) {
 		{"SELECT * FROM accounts WHERE id > $1 FOR UPDATE", []string{"accounts multi(a range)"}},
 		{"SELECT * FROM accounts WHERE id BETWEEN 1 AND 9 FOR UPDATE", []string{"accounts multi(a range)"}},
 		{"SELECT * FROM accounts FOR UPDATE", []string{"accounts multi(no WHERE clause)"}},
-		{"SELECT * FROM sessions WHERE user_id = $1 FOR UPDATE", []string{"sessions multi(equality on user_id, not a key)"}},
+		{"SELECT * FROM sessions WHERE user_id = $1 FOR UPDATE", []string{"sessions multi(equality on user_id, not a key) key=/$1"}},
 		{"SELECT * FROM t WHERE lower(name) LIKE $1 FOR SHARE", []string{"t multi(a predicate that can match several rows)"}},
 		// Joins: each locked relation on its own.
 		{"SELECT * FROM orders o JOIN items i ON i.order_id = o.id WHERE o.id = $1 FOR UPDATE", []string{"orders one key=id/$1", "items multi(a join)"}},
@@ -85,8 +85,8 @@ func TestRowSets(t *testing.T) {
 		{"UPDATE jobs SET state = 'running' WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' FOR UPDATE SKIP LOCKED)",
 			[]string{"jobs multi(equality on state, not a key)", "jobs multi(IN (sub-query)) prelocked"}},
 		// Per-row advisory locks.
-		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1", []string{"advisory multi(equality on tenant, not a key)"}},
-		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1 ORDER BY id", []string{"advisory multi(equality on tenant, not a key) order=id"}},
+		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1", []string{"advisory multi(equality on tenant, not a key) key=/$1"}},
+		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1 ORDER BY id", []string{"advisory multi(equality on tenant, not a key) key=/$1 order=id"}},
 		{"SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k", []string{"advisory multi(no WHERE clause)"}},
 		{"SELECT pg_advisory_xact_lock($1)", []string{"advisory one"}},
 	}

@@ -115,6 +115,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 				}
 				ev := fa.newEvent(eventKey{site, alt, idx, fa.unit}, site, h, eff, keys, stmt, where, st)
 				idx++
+				fa.checkRows(site, ev, eff, keys, statements > 1 || len(texts) > 1, st)
 				// One statement takes its locks one after the other (its
 				// table locks as it is planned, then row by row, in the
 				// order of its FROM list) and holds each until it ends,
@@ -180,6 +181,7 @@ func (fa *fnAnalysis) newEvent(key eventKey, site ssa.Instruction, h Handle, eff
 	ev := &Event{
 		Lock: lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Stmt: stmt,
 		Path: []lockgraph.Frame{fa.frame(site.Pos(), eff.Verb+" "+where)},
+		Rows: fa.rowInfo(eff, keys),
 	}
 	ev.Hold = fa.holdOf(ev, st)
 	return fa.addEvent(key, ev, site)
@@ -408,6 +410,9 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 		fa.mustAt[w] = maps.Clone(st.must)
 	}
 	held := sortedKeys(st.held)
+	for _, h := range held {
+		fa.checkPair(h, w)
+	}
 	if fa.alreadyHeld(want, held) || fa.alreadyHeld(want, unitHeld) {
 		// The connection already holds this lock in a mode at least as
 		// strong (SELECT ... FOR UPDATE, then UPDATE of the same rows):

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 	"github.com/pglockorder/pglockorder/analyzer/report"
 )
 
@@ -47,6 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		maxCycle = fs.Int("maxcycle", 4, "longest cycle of locks to look for")
 		debug    = fs.Bool("debug", false, "print why SQL was skipped")
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
+		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `pglockorder: report PostgreSQL lock-order inversions that can deadlock
@@ -79,6 +81,7 @@ Flags:
 		"wholeprogram": "true",
 		"maxcycle":     strconv.Itoa(*maxCycle),
 		"debug":        strconv.FormatBool(*debug),
+		"disable":      *disable,
 	} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
@@ -108,6 +111,7 @@ Flags:
 
 	var (
 		edges    []*lockgraph.Edge
+		ordered  []lockseq.OrderedLock
 		temps    = map[string]bool{}
 		findings []finding
 		failed   bool
@@ -121,6 +125,7 @@ Flags:
 		}
 		if res, ok := u.result.(*analyzer.Result); ok {
 			edges = append(edges, res.Edges...)
+			ordered = append(ordered, res.Ordered...)
 			for _, t := range res.TempTables {
 				temps[t] = true
 			}
@@ -143,12 +148,26 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", *maxCycle)
 	}
 	for _, c := range cycles {
+		if analyzer.Disabled(report.Category(c)) {
+			continue
+		}
 		anchor := c.Anchor()
 		findings = append(findings, finding{
 			Pkg:      anchor.Pkg,
 			Posn:     rel(anchor.Anchor()),
 			Category: report.Category(c),
 			Message:  report.Message(c, report.Options{Rel: rel}),
+		})
+	}
+	for _, m := range analyzer.OrderMismatches(ordered) {
+		if analyzer.Disabled(report.CategoryOrderMismatch) {
+			break
+		}
+		findings = append(findings, finding{
+			Pkg:      m.This.Pkg,
+			Posn:     rel(m.This.Pos),
+			Category: report.CategoryOrderMismatch,
+			Message:  report.MismatchMessage(m.This, m.Other, report.Options{Rel: rel}),
 		})
 	}
 	findings = dedupe(findings)
