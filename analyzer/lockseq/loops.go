@@ -252,10 +252,10 @@ func (fa *fnAnalysis) builtOrder(v ssa.Value) string {
 			if b, ok := x.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
 				appends = append(appends, x)
 				walk(x.Call.Args[0])
-			} else if f := x.Call.StaticCallee(); f != nil && f.Name() == "Collect" && len(x.Call.Args) == 1 {
+			} else if baseName(x.Call.StaticCallee()) == "Collect" && len(x.Call.Args) == 1 {
 				// slices.Collect(maps.Keys(m)): the map's order.
 				if inner, ok := x.Call.Args[0].(*ssa.Call); ok {
-					if g := inner.Call.StaticCallee(); g != nil && (g.Name() == "Keys" || g.Name() == "Values") {
+					if g := baseName(inner.Call.StaticCallee()); g == "Keys" || g == "Values" {
 						appends = append(appends, x)
 					}
 				}
@@ -264,7 +264,7 @@ func (fa *fnAnalysis) builtOrder(v ssa.Value) string {
 	}
 	walk(v)
 	for _, a := range appends {
-		if f := a.Call.StaticCallee(); f != nil && f.Name() == "Collect" {
+		if baseName(a.Call.StaticCallee()) == "Collect" {
 			return "the keys of a map (Go randomises their order)"
 		}
 		for _, l := range fa.rawLoops() {
@@ -413,4 +413,16 @@ func (fa *fnAnalysis) begunIn(ref Ref, blocks map[*ssa.BasicBlock]bool) bool {
 		}
 	}
 	return false
+}
+
+// baseName is the name of a function, or of the generic function an
+// instance was made from ("Collect" for slices.Collect[...]).
+func baseName(f *ssa.Function) string {
+	if f == nil {
+		return ""
+	}
+	if f.Origin() != nil {
+		f = f.Origin()
+	}
+	return f.Name()
 }

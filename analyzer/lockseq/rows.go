@@ -252,7 +252,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 // checkPair applies the caller-order rule to held event h and request w:
 // two rows of one table, locked in one transaction, with keys that are two
 // different values the caller passes, in the order it passes them.
-func (fa *fnAnalysis) checkPair(h, w int) {
+func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 	H, W := fa.events[h], fa.events[w]
 	if H == W || H.Hold == HoldNone || !W.Lock.Waits || H.Lock.Class != W.Lock.Class ||
 		!strings.HasPrefix(W.Lock.Class, "row:") || H.Rows.Unordered() || W.Rows.Unordered() {
@@ -269,6 +269,14 @@ func (fa *fnAnalysis) checkPair(h, w int) {
 	// row in H's mode and waits for the other's in W's.
 	if !lockmodel.ModesConflict(H.Lock.Mode, W.Lock.Mode) || fa.ordersKeys(kh, kw) {
 		return
+	}
+	for _, o := range held {
+		// Both rows locked before by one statement over several rows
+		// (SELECT ... WHERE id IN ($1, $2) ORDER BY id FOR UPDATE).
+		O := fa.events[o]
+		if O.Rows.Multi && O.Lock.Class == W.Lock.Class && sameConn(O.Conn, W.Conn) && lockgraph.Covers(O.Lock.Mode, W.Lock.Mode) {
+			return
+		}
 	}
 	fa.reportRows(RowFinding{
 		Rule: CallerOrder, Pos: fa.eventPos[w], Lock: W.Lock, Rows: W.Rows,

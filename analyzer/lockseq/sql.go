@@ -411,7 +411,7 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 	}
 	held := sortedKeys(st.held)
 	for _, h := range held {
-		fa.checkPair(h, w)
+		fa.checkPair(h, w, held)
 	}
 	if fa.alreadyHeld(want, held) || fa.alreadyHeld(want, unitHeld) {
 		// The connection already holds this lock in a mode at least as

@@ -43,6 +43,13 @@ func RowMessage(f lockseq.RowFinding, o Options) string {
 	}
 	switch f.Rule {
 	case lockseq.UnorderedRows:
+		if advisory {
+			fmt.Fprintf(&b, "unordered multi-row lock: %s is called once per row (%s) with no ORDER BY, so the keys are locked in no defined order; two transactions that lock overlapping keys in different orders deadlock (%s)",
+				verbOf(f.Path), f.Rows.Why, deadlockClause)
+			writeFrames(&b, "takes", f.Path, o)
+			b.WriteString("\n  fix: " + unorderedFix(f, table))
+			break
+		}
 		fmt.Fprintf(&b, "unordered multi-row lock: %s takes %s, several of them (%s) in no defined order; two transactions that lock overlapping %s in different orders deadlock (%s)",
 			verbOf(f.Path), lockName(f.Lock), f.Rows.Why, what, deadlockClause)
 		writeFrames(&b, "takes", f.Path, o)
