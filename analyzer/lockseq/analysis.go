@@ -60,7 +60,7 @@ type Analysis struct {
 	// defined order, for the order-mismatch rule.
 	Ordered []OrderedLock
 
-	rowSeen   map[string]bool
+	rowSeen map[string]bool
 
 	debugSeen map[string]bool
 }

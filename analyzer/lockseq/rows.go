@@ -332,4 +332,3 @@ func (fa *fnAnalysis) ordersKeys(k1, k2 string) bool {
 	}
 	return false
 }
-
