@@ -29,7 +29,7 @@ func OrderMismatches(locks []lockseq.OrderedLock) []Mismatch {
 			continue
 		}
 		for _, b := range locks {
-			if b.Table != a.Table || b.Order == a.Order || b.Pos >= a.Pos {
+			if b.Table != a.Table || b.Pos >= a.Pos || compatibleOrders(a.Order, b.Order) {
 				continue
 			}
 			if !lockmodel.ModesConflict(a.Mode, b.Mode) && !lockmodel.ModesConflict(b.Mode, a.Mode) {
@@ -68,4 +68,14 @@ func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.Or
 		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.CategoryOrderMismatch, Message: report.MismatchMessage(m.This, m.Other, report.Options{Rel: moduleRelative})})
 	}
 	return all
+}
+
+// compatibleOrders reports whether two ORDER BY lists lock rows in one
+// order: equal, or one a prefix of the other (ORDER BY task_id against
+// ORDER BY task_id, retry_count agree wherever the first decides).
+func compatibleOrders(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || strings.HasPrefix(b, a+", ")
 }
