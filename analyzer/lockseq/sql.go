@@ -33,6 +33,17 @@ func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Val
 	if params != nil {
 		keyArgs, _ = sqlsite.VariadicElems(params)
 	}
+	if t.Seq {
+		// A loop over a constant list of statements: each runs in turn,
+		// after the ones before it.
+		unit := fa.unit
+		for i, s := range t.SQL {
+			fa.unit = fmt.Sprintf("%s#seq%d", unit, i)
+			fa.runTexts(site, h, [][]string{{s}}, [][]ssa.Value{keyArgs}, st)
+		}
+		fa.unit = unit
+		return
+	}
 	fa.runTexts(site, h, [][]string{t.SQL}, [][]ssa.Value{keyArgs}, st)
 }
 

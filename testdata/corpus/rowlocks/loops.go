@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=53"
+package rowlocks // want package:"sql=true edges=56"
 
 import (
 	"context"
@@ -198,4 +198,27 @@ func lockConstants(ctx context.Context, tx pgx.Tx) error {
 		}
 	}
 	return nil
+}
+
+// lockTablesListed locks a constant list of tables, one per iteration: a
+// fixed order that feeds the table-order graph, here against
+// lockTablesBackwards.
+func lockTablesListed(ctx context.Context, tx pgx.Tx) error {
+	for _, stmt := range []string{
+		"LOCK TABLE ledger_entries IN EXCLUSIVE MODE",
+		"LOCK TABLE ledger_totals IN EXCLUSIVE MODE",
+	} {
+		if _, err := tx.Exec(ctx, stmt); err != nil { // want `lock-order inversion: table ledger_entries and table ledger_totals are locked in opposite orders`
+			return err
+		}
+	}
+	return nil
+}
+
+func lockTablesBackwards(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, "LOCK TABLE ledger_totals IN EXCLUSIVE MODE"); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "LOCK TABLE ledger_entries IN EXCLUSIVE MODE")
+	return err
 }
