@@ -83,11 +83,17 @@ type Result struct {
 	Edges []*lockgraph.Edge
 	// TempTables are the temporary tables the package's SQL creates.
 	TempTables []string
+	// Ignores are the package's //pglockorder:ignore directives, for the
+	// whole-program driver to match its own findings against (set with
+	// -wholeprogram only).
+	Ignores []Ignore
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	info, relevant := importedInfo(pass)
+	pass, ignores := withIgnores(pass) // //pglockorder:ignore (suppress.go)
 	res := &Result{}
+	defer ignores.finish(res)
+	info, relevant := importedInfo(pass)
 	// The database APIs are modelled, never analysed: their bodies run
 	// SQL built at run time and would only cost time.
 	if !relevant || sqlsite.IsDriverPackage(pass.Pkg.Path()) {
@@ -131,6 +137,9 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 
 	res.Edges = an.Edges
+	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
+		return nil, err
+	}
 	res.TempTables = sortedSet(an.TempTables)
 	if deferred {
 		// The driver sees every package's edges in its results: the
