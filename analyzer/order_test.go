@@ -1,0 +1,65 @@
+package analyzer_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/pglockorder/pglockorder/analyzer"
+)
+
+// TestDeclaredOrder runs the analyzer on a module with a .pglockorder.yaml
+// at its root: acquisitions against the declared order are reported in the
+// one package, where no cycle exists.
+func TestDeclaredOrder(t *testing.T) {
+	analysistest.Run(t, filepath.Join("..", "testdata", "declared"), analyzer.Analyzer, "./...")
+}
+
+func TestParseDeclaredOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, wantErr string
+		want                []string
+	}{
+		{name: "tables and keys", text: "order:\n  - accounts\n  - ledger\n  - \"advisory:(7)\"\n", want: []string{"accounts", "ledger", "advisory:(7)"}},
+		{name: "unknown key", text: "order: [a, b]\nstrict: true\n", wantErr: "field strict not found"},
+		{name: "misspelt list", text: "orders: [a, b]\n", wantErr: "field orders not found"},
+		{name: "empty file", text: "", wantErr: "empty"},
+		{name: "empty list", text: "order: []\n", wantErr: "the order: list is empty"},
+		{name: "duplicate", text: "order: [a, b, a]\n", wantErr: `"a" is listed twice`},
+		{name: "not a list", text: "order: a\n", wantErr: "cannot unmarshal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := analyzer.ParseDeclaredOrder("x.yaml", []byte(tc.text))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(o.Order, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("order %q, want %q", o.Order, tc.want)
+			}
+		})
+	}
+}
+
+func TestOrderName(t *testing.T) {
+	for class, want := range map[string]string{
+		"row:accounts":                "accounts",
+		"table:accounts":              "accounts",
+		"advisory:(7)":                "advisory:(7)",
+		"advisory:(7, 3)":             "advisory:(7, 3)",
+		"advisory:(?p1)|@x.go:1:2":    "",
+		"advisory@x.go:3:4":           "",
+		"advisory:(tenant)|@x.go:1:2": "advisory:(tenant)",
+	} {
+		if got := analyzer.OrderName(class); got != want {
+			t.Errorf("OrderName(%q) = %q, want %q", class, got, want)
+		}
+	}
+}
