@@ -64,7 +64,7 @@ func (g *gate) check(jsonFlag bool, stdout io.Writer) error {
 	if g.baseline != "" && g.writeBaseline != "" {
 		return errors.New("-baseline and -write-baseline cannot be used together")
 	}
-	g.color = g.format == "text" && isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
+	g.color = colorWanted(g.format, isTerminal(stdout), os.Getenv("NO_COLOR"))
 	if g.config != "" {
 		// The analyzer resolves a relative file against each module's
 		// root; on the command line it means the working directory.
@@ -183,6 +183,12 @@ func (g *gate) write(w io.Writer, findings []finding) error {
 		return writeGitHub(w, findings)
 	}
 	return writeText(w, findings, g.color)
+}
+
+// colorWanted decides on colour: text to a terminal, unless NO_COLOR is set
+// to anything (https://no-color.org).
+func colorWanted(format string, terminal bool, noColor string) bool {
+	return format == "text" && terminal && noColor == ""
 }
 
 // isTerminal reports whether w is a terminal (a character device).
