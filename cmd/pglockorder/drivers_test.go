@@ -76,7 +76,7 @@ func (i issue) String() string { return i.Posn + ": " + i.Message }
 // pglockorder findings.
 func golangciIssues(t *testing.T, bin, dir string, args ...string) ([]issue, string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"run", "--output.json.path=stdout", "--show-stats=false"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"run", "--output.json.path=stdout", "--show-stats=false", "--allow-parallel-runners"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOLANGCI_LINT_CACHE="+t.TempDir())
 	var stderr strings.Builder
@@ -136,6 +136,19 @@ func TestGolangciPlugin(t *testing.T) {
 	}
 	if got[0].Posn != "api/api.go:21:29" {
 		t.Errorf("issue at %s, want api/api.go:21:29", got[0].Posn)
+	}
+
+	// golangci-lint's own //nolint:pglockorder, and the analyzer's
+	// //pglockorder:ignore, both silence it.
+	for _, directive := range []string{" //nolint:pglockorder // tier changes run alone", " //pglockorder:ignore tier changes run alone"} {
+		dir := copyModule(t, gateModule(t))
+		editFile(t, filepath.Join(dir, "api", "api.go"), func(s string) string {
+			const line = "account, plan); err != nil {"
+			return strings.Replace(s, line, line+directive, 1)
+		})
+		if got, stderr, code := golangciIssues(t, bin, dir, "./..."); code != 0 || len(got) != 0 {
+			t.Errorf("with%s: exit %d, issues %v\n%s", directive, code, got, stderr)
+		}
 	}
 }
 
