@@ -75,9 +75,9 @@ func ParseDeclaredOrder(file string, data []byte) (*DeclaredOrder, error) {
 		n = strings.TrimSpace(n)
 		switch {
 		case n == "":
-			return nil, fmt.Errorf("%s: an empty name in order:", file)
+			return nil, fmt.Errorf("%s: an empty name in the order list", file)
 		case seen[n]:
-			return nil, fmt.Errorf("%s: %q is listed twice in order:", file, n)
+			return nil, fmt.Errorf("%s: %q is listed twice in the order list", file, n)
 		}
 		seen[n] = true
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -65,7 +64,7 @@ func readBaselineFile(name string) (*baselineFile, error) {
 	}
 	for i, e := range b.Findings {
 		if e.Fingerprint == "" {
-			return nil, errors.New("baseline " + name + ": finding " + fmt.Sprint(i+1) + " has no fingerprint")
+			return nil, fmt.Errorf("baseline %s: finding %d has no fingerprint", name, i+1)
 		}
 	}
 	return &b, nil

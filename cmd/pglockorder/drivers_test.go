@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -83,7 +84,8 @@ func golangciIssues(t *testing.T, bin, dir string, args ...string) ([]issue, str
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
 		code = exit.ExitCode()
 	} else if err != nil {
 		t.Fatalf("golangci-lint: %v", err)

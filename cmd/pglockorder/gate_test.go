@@ -141,8 +141,7 @@ func TestTextColor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	defer w.Close()
+	t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
 	if isTerminal(w) {
 		t.Error("a pipe counts as a terminal")
 	}
@@ -185,8 +184,8 @@ func sarifSchema(t *testing.T) *jsonschema.Schema {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	doc, err := jsonschema.UnmarshalJSON(f)
+	_ = f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

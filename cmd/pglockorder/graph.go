@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer"
@@ -131,7 +132,7 @@ func (d *drawing) mermaid(b *strings.Builder) {
 	for i, e := range d.edges {
 		fmt.Fprintf(b, "  %s -->|%s| %s\n", d.id(e.from), mermaidQuote(strings.Join(e.labels, "<br>")), d.id(e.to))
 		if e.inCycle {
-			red = append(red, fmt.Sprint(i))
+			red = append(red, strconv.Itoa(i))
 		}
 	}
 	if len(red) > 0 {
@@ -280,7 +281,8 @@ func reaches(from, target string, succ map[string]map[string]bool, within map[st
 // yamlScalar quotes a name for YAML when it is not a plain word.
 func yamlScalar(s string) string {
 	for _, r := range s {
-		if !(r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+		plain := r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if !plain {
 			return fmt.Sprintf("%q", s)
 		}
 	}
