@@ -244,21 +244,42 @@ func sortIssues(is []issue) []issue {
 // TestDriversAgree runs the gate module through the command (whole
 // program), go vet -vettool and golangci-lint with the plugin: where the
 // per-package drivers can see the cycle (api imports store), all three
-// report the same findings at the same positions with the same text.
+// report the same findings at the same positions with the same text. The
+// second variant adds a declared order that the store breaks and a stale
+// ignore directive: findings of every kind, from every driver.
 func TestDriversAgree(t *testing.T) {
 	gcl, bin := buildGolangci(t)
-	dir := gateModule(t)
-	cli := sortIssues(cliIssues(t, bin, dir, "./..."))
-	vet := sortIssues(vetIssues(t, bin, dir, "./..."))
-	lint, stderr, _ := golangciIssues(t, gcl, dir, "./...")
-	lint = sortIssues(lint)
-	if len(cli) == 0 {
-		t.Fatal("the command found nothing in the gate module")
-	}
-	if !slices.Equal(cli, vet) {
-		t.Errorf("go vet differs from the command:\ncommand: %v\ngo vet:  %v", cli, vet)
-	}
-	if !slices.Equal(cli, lint) {
-		t.Errorf("golangci-lint differs from the command:\ncommand:       %v\ngolangci-lint: %v\n%s", cli, lint, stderr)
+	for _, tc := range []struct {
+		name  string
+		edit  func(t *testing.T, dir string)
+		count int
+	}{
+		{"as is", func(*testing.T, string) {}, 1},
+		{"declared order and a stale directive", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, ".pglockorder.yaml"), []byte("order: [usage_records, subscriptions]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			editFile(t, filepath.Join(dir, "api", "api.go"), func(s string) string {
+				return strings.Replace(s, "\tdefer tx.Rollback()", "\tdefer tx.Rollback() //pglockorder:ignore stale", 1)
+			})
+		}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyModule(t, gateModule(t))
+			tc.edit(t, dir)
+			cli := sortIssues(cliIssues(t, bin, dir, "./..."))
+			vet := sortIssues(vetIssues(t, bin, dir, "./..."))
+			lint, stderr, _ := golangciIssues(t, gcl, dir, "./...")
+			lint = sortIssues(lint)
+			if len(cli) != tc.count {
+				t.Fatalf("the command found %d findings, want %d: %v", len(cli), tc.count, cli)
+			}
+			if !slices.Equal(cli, vet) {
+				t.Errorf("go vet differs from the command:\ncommand: %v\ngo vet:  %v", cli, vet)
+			}
+			if !slices.Equal(cli, lint) {
+				t.Errorf("golangci-lint differs from the command:\ncommand:       %v\ngolangci-lint: %v\n%s", cli, lint, stderr)
+			}
+		})
 	}
 }

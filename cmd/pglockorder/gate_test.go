@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -462,5 +463,64 @@ func TestGraphRenders(t *testing.T) {
 		if !strings.Contains(svg.String(), want) {
 			t.Errorf("SVG lacks %q", want)
 		}
+	}
+}
+
+// TestSuggestOrder checks the suggested order of the fixed example, where
+// every path agrees.
+func TestSuggestOrder(t *testing.T) {
+	bin := buildTool(t)
+	out, stderr, code := runTool(t, example(t), bin, "-tags=fixed", "-suggest-order", "./...")
+	if code != exitClean || !strings.Contains(out, "order:\n  - subscriptions\n  - usage_records\n") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+func TestTopoSort(t *testing.T) {
+	edges := func(pairs ...string) map[string]map[string]bool {
+		m := map[string]map[string]bool{}
+		for _, p := range pairs {
+			from, to, _ := strings.Cut(p, ">")
+			if m[from] == nil {
+				m[from] = map[string]bool{}
+			}
+			m[from][to] = true
+		}
+		return m
+	}
+	set := func(names ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range names {
+			m[n] = true
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name      string
+		names     map[string]bool
+		succ      map[string]map[string]bool
+		wantOrder string
+		wantStuck string
+	}{
+		{"chain", set("a", "b", "c"), edges("c>b", "b>a"), "c b a", ""},
+		{"ties by name", set("x", "a", "m"), edges(), "a m x", ""},
+		// a starts a chain into a cycle b>c>d>b with a tail e: only the
+		// cycle's names are stuck.
+		{"cycle with tails", set("a", "b", "c", "d", "e"), edges("a>b", "b>c", "c>d", "d>b", "d>e"), "a", "b c d"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			order, stuck := topoSort(tc.names, tc.succ)
+			var s []string
+			for n := range stuck {
+				s = append(s, n)
+			}
+			slices.Sort(s)
+			if got := strings.Join(order, " "); got != tc.wantOrder {
+				t.Errorf("order %q, want %q", got, tc.wantOrder)
+			}
+			if got := strings.Join(s, " "); got != tc.wantStuck {
+				t.Errorf("stuck %q, want %q", got, tc.wantStuck)
+			}
+		})
 	}
 }
