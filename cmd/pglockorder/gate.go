@@ -85,11 +85,17 @@ func (g *gate) check(jsonFlag bool, stdout io.Writer) error {
 // apply filters the findings through the baseline, or writes the baseline,
 // and prints the graph or the suggested order when asked. It returns the
 // findings to report, and done with an exit code when the run ends here.
+// failed says that some package could not be analysed: a baseline written
+// then would accept less than the code has.
 func (g *gate) apply(stdout, stderr io.Writer, findings []finding, graph *lockgraph.Graph, cycles []*lockgraph.Cycle,
-	rel func(string) string) (out []finding, code int, done bool) {
+	rel func(string) string, failed bool) (out []finding, code int, done bool) {
 	g.rel = rel
 	findings = g.suppress(findings)
 	if g.writeBaseline != "" {
+		if failed {
+			fmt.Fprintf(stderr, "pglockorder: not writing %s: some packages could not be analysed\n", g.writeBaseline)
+			return nil, exitError, true
+		}
 		if err := writeBaselineFile(g.writeBaseline, findings); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 			return nil, exitError, true

@@ -162,7 +162,7 @@ Flags:
 		})
 	}
 	findings = dedupe(findings)
-	findings, code, done := g.apply(stdout, stderr, findings, graph, cycles, rel)
+	findings, code, done := g.apply(stdout, stderr, findings, graph, cycles, rel, failed)
 	if done {
 		return code
 	}
