@@ -67,10 +67,15 @@ func ParseDeclaredOrder(file string, data []byte) (*DeclaredOrder, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	var more configDoc
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: want one YAML document", file)
+	}
 	if len(doc.Order) == 0 {
 		return nil, fmt.Errorf("%s: the order: list is empty", file)
 	}
 	seen := map[string]bool{}
+	names := make([]string, 0, len(doc.Order))
 	for _, n := range doc.Order {
 		n = strings.TrimSpace(n)
 		switch {
@@ -80,8 +85,9 @@ func ParseDeclaredOrder(file string, data []byte) (*DeclaredOrder, error) {
 			return nil, fmt.Errorf("%s: %q is listed twice in the order list", file, n)
 		}
 		seen[n] = true
+		names = append(names, n)
 	}
-	return &DeclaredOrder{File: file, Order: doc.Order}, nil
+	return &DeclaredOrder{File: file, Order: names}, nil
 }
 
 // OrderName is the name a lock class has in a declared order: the table of

@@ -29,6 +29,8 @@ func TestParseDeclaredOrder(t *testing.T) {
 		{name: "empty list", text: "order: []\n", wantErr: "the order: list is empty"},
 		{name: "duplicate", text: "order: [a, b, a]\n", wantErr: `"a" is listed twice`},
 		{name: "not a list", text: "order: a\n", wantErr: "cannot unmarshal"},
+		{name: "two documents", text: "order: [a]\n---\norder: [b]\n", wantErr: "want one YAML document"},
+		{name: "spaces trimmed", text: "order: [\" a \", b]\n", want: []string{"a", "b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := analyzer.ParseDeclaredOrder("x.yaml", []byte(tc.text))
@@ -62,4 +64,35 @@ func TestOrderName(t *testing.T) {
 			t.Errorf("OrderName(%q) = %q, want %q", class, got, want)
 		}
 	}
+}
+
+// FuzzParseDeclaredOrder checks that any file either fails with an error or
+// gives an order of distinct, non-empty names, never a panic.
+func FuzzParseDeclaredOrder(f *testing.F) {
+	for _, seed := range []string{
+		"order:\n  - accounts\n  - ledger\n",
+		"order: [a, b, \"advisory:(7)\"]\n",
+		"order: []\n",
+		"order: {a: 1}\n",
+		"x: [",
+		"order:\n  - a\n---\norder: [b]\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := analyzer.ParseDeclaredOrder("f.yaml", data)
+		if err != nil {
+			return
+		}
+		if len(o.Order) == 0 {
+			t.Fatal("an empty order was accepted")
+		}
+		seen := map[string]bool{}
+		for _, n := range o.Order {
+			if strings.TrimSpace(n) == "" || seen[n] {
+				t.Fatalf("order %q accepted with an empty or repeated name", o.Order)
+			}
+			seen[n] = true
+		}
+	})
 }
