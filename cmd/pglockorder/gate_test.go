@@ -524,3 +524,36 @@ func TestTopoSort(t *testing.T) {
 		})
 	}
 }
+
+// TestColorOnTerminal runs the command under a pseudo-terminal (util-linux
+// script): the text is coloured there, and not with NO_COLOR set.
+func TestColorOnTerminal(t *testing.T) {
+	bin := buildTool(t)
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("needs script(1) from util-linux to run the command on a terminal")
+	}
+	for _, tc := range []struct {
+		noColor bool
+		want    bool
+	}{{false, true}, {true, false}} {
+		cmd := exec.Command(script, "-q", "-e", "-c", bin+" ./...", os.DevNull)
+		cmd.Dir = gateModule(t)
+		cmd.Env = os.Environ()
+		for i, kv := range cmd.Env {
+			if strings.HasPrefix(kv, "NO_COLOR=") {
+				cmd.Env[i] = "PGLOCKORDER_UNSET_NO_COLOR=1"
+			}
+		}
+		if tc.noColor {
+			cmd.Env = append(cmd.Env, "NO_COLOR=1")
+		}
+		out, _ := cmd.Output() // exit status 3: findings
+		if !strings.Contains(string(out), "lock-order inversion") {
+			t.Fatalf("no finding on the terminal:\n%q", out)
+		}
+		if got := strings.Contains(string(out), ansiRed+"lock-order inversion"); got != tc.want {
+			t.Errorf("NO_COLOR set: %t: coloured %t, want %t\n%q", tc.noColor, got, tc.want, out)
+		}
+	}
+}
