@@ -34,22 +34,47 @@ func buildGolangci(t *testing.T) (gcl, tool string) {
 	}
 	tool = buildTool(t) // creates buildDir, and runs the test in parallel
 	gclOnce.Do(func() {
-		src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golangci"))
-		if err != nil {
-			gclErr = err
-			return
-		}
 		gclPath = filepath.Join(buildDir, "golangci-lint")
-		cmd := exec.Command("go", "build", "-o", gclPath, ".")
-		cmd.Dir = src
-		if out, err := cmd.CombinedOutput(); err != nil {
-			gclErr = fmt.Errorf("building golangci-lint with the plugin: %w\n%s", err, out)
-		}
+		gclErr = buildCustomGolangci(gclPath)
 	})
 	if gclErr != nil {
 		t.Fatal(gclErr)
 	}
 	return gclPath, tool
+}
+
+// buildCustomGolangci builds testdata/golangci into bin from a copy whose
+// replace directive names this checkout by its absolute path: -mod=mod then
+// adds whatever requirements this module has gained since
+// testdata/golangci/go.mod was last tidied, without touching the checkout.
+func buildCustomGolangci(bin string) error {
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golangci"))
+	if err != nil {
+		return err
+	}
+	root := filepath.Dir(filepath.Dir(src))
+	dir := filepath.Join(filepath.Dir(bin), "customgcl")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{"go.mod", "go.sum", "main.go"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			return err
+		}
+		if name == "go.mod" {
+			data = []byte(strings.Replace(string(data), "=> ../..", "=> "+root, 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	cmd := exec.Command("go", "build", "-mod=mod", "-o", bin, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building golangci-lint with the plugin: %w\n%s", err, out)
+	}
+	return nil
 }
 
 // gateModule returns testdata/gate, a module with one inversion that every
