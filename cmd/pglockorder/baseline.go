@@ -70,11 +70,12 @@ func readBaselineFile(name string) (*baselineFile, error) {
 	return &b, nil
 }
 
-// filter returns the findings the baseline does not accept, and how many it
-// accepted. Each entry accepts one finding: a second finding with the same
-// fingerprint (the same inversion copied into a new function is not: its
-// function differs) is new.
-func (b *baselineFile) filter(findings []finding) (out []finding, known int) {
+// filter returns the findings the baseline does not accept, how many it
+// accepted, and how many of its entries matched nothing (fixed since). Each
+// entry accepts one finding: a second finding with the same fingerprint is
+// new. (The same inversion copied into a new function has another
+// fingerprint: its function differs.)
+func (b *baselineFile) filter(findings []finding) (out []finding, known, gone int) {
 	left := map[string]int{}
 	for _, e := range b.Findings {
 		left[e.Fingerprint]++
@@ -88,5 +89,8 @@ func (b *baselineFile) filter(findings []finding) (out []finding, known int) {
 		}
 		out = append(out, f)
 	}
-	return out, known
+	for _, n := range left {
+		gone += n
+	}
+	return out, known, gone
 }

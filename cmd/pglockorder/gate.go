@@ -64,6 +64,9 @@ func (g *gate) check(jsonFlag bool, stdout io.Writer) error {
 	if g.baseline != "" && g.writeBaseline != "" {
 		return errors.New("-baseline and -write-baseline cannot be used together")
 	}
+	if g.graph != "" && g.suggestOrder {
+		return errors.New("-graph and -suggest-order cannot be used together")
+	}
 	g.color = colorWanted(g.format, isTerminal(stdout), os.Getenv("NO_COLOR"))
 	if g.config != "" {
 		// The analyzer resolves a relative file against each module's
@@ -109,10 +112,13 @@ func (g *gate) apply(stdout, stderr io.Writer, findings []finding, graph *lockgr
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 			return nil, exitError, true
 		}
-		var known int
-		findings, known = b.filter(findings)
+		var known, gone int
+		findings, known, gone = b.filter(findings)
 		if known > 0 {
 			fmt.Fprintf(stderr, "pglockorder: %d finding(s) in the baseline %s not reported\n", known, g.baseline)
+		}
+		if gone > 0 {
+			fmt.Fprintf(stderr, "pglockorder: %d finding(s) of the baseline %s are fixed: write it again to keep them from coming back unnoticed\n", gone, g.baseline)
 		}
 	}
 	switch {
