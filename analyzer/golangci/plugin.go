@@ -27,8 +27,12 @@ package golangci
 
 import (
 	"errors"
+	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
@@ -44,18 +48,18 @@ func init() {
 }
 
 // Settings are the plugin's settings in .golangci.yml
-// (linters.settings.custom.pglockorder.settings). They are the analyzer's
-// flags under the same names, so the three drivers are configured alike.
-type Settings struct {
-	// MaxCycle is the longest cycle of locks to look for (2 to 12).
-	MaxCycle int `json:"maxcycle"`
-	// Config is the declared lock order file (.pglockorder.yaml); empty
-	// looks for one at the root of the analysed module.
-	Config string `json:"config"`
-}
+// (linters.settings.custom.pglockorder.settings): the analyzer's flags, under
+// the same names as for go vet (-pglockorder.NAME) and the command, so the
+// three drivers are configured alike; for example
+//
+//	maxcycle: 4                  # longest cycle of locks to look for, 2 to 12
+//	config: .pglockorder.yaml    # declared lock order, relative to the module root
+//
+// A list value is passed to its flag comma-separated.
+type Settings map[string]string
 
-// known lists the setting names for the error message about a misspelt one.
-const known = "maxcycle, config"
+// internal are the analyzer's flags that its drivers set, never users.
+var internal = map[string]bool{"wholeprogram": true}
 
 // plugin is the golangci-lint view of the analyzer.
 type plugin struct{}
@@ -71,38 +75,76 @@ func New(conf any) (register.LinterPlugin, error) {
 	// The analyzer is configured through its flags, which golangci-lint
 	// does not expose; the plugin sets them once, before any package is
 	// analysed.
-	flags := map[string]string{}
-	if s.MaxCycle != 0 {
-		flags["maxcycle"] = strconv.Itoa(s.MaxCycle)
-	}
-	if s.Config != "" {
-		flags["config"] = s.Config
-	}
-	for name, val := range flags {
-		f := analyzer.Analyzer.Flags.Lookup(name)
-		if f == nil {
-			return nil, fmt.Errorf("pglockorder settings: %q is not supported by this version of the analyzer", name)
-		}
-		if err := f.Value.Set(val); err != nil {
+	for _, name := range slices.Sorted(maps.Keys(s)) {
+		if err := analyzer.Analyzer.Flags.Set(name, s[name]); err != nil {
 			return nil, fmt.Errorf("pglockorder settings: %s: %w", name, err)
 		}
 	}
 	return plugin{}, nil
 }
 
-// decode decodes the settings strictly.
+// known lists the setting names, for the error about a misspelt one.
+func known() string {
+	var names []string
+	analyzer.Analyzer.Flags.VisitAll(func(f *flag.Flag) {
+		if !internal[f.Name] {
+			names = append(names, f.Name)
+		}
+	})
+	return strings.Join(names, ", ")
+}
+
+// decode decodes the settings strictly: every key must name one of the
+// analyzer's flags, every value be a string, a number, a boolean or a list
+// of them.
 func decode(conf any) (Settings, error) {
 	if conf == nil {
 		return Settings{}, nil
 	}
-	s, err := register.DecodeSettings[Settings](conf)
+	raw, err := register.DecodeSettings[map[string]any](conf)
 	if err != nil {
-		return Settings{}, fmt.Errorf("pglockorder settings (known: %s): %w", known, err)
+		return nil, fmt.Errorf("pglockorder settings: %w", err)
 	}
-	if s.MaxCycle != 0 && (s.MaxCycle < 2 || s.MaxCycle > 12) {
-		return Settings{}, errors.New("pglockorder settings: maxcycle must be between 2 and 12")
+	s := Settings{}
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		if analyzer.Analyzer.Flags.Lookup(name) == nil || internal[name] {
+			return nil, fmt.Errorf("pglockorder settings: unknown setting %q (known: %s)", name, known())
+		}
+		v, err := flagValue(raw[name])
+		if err != nil {
+			return nil, fmt.Errorf("pglockorder settings: %s: %w", name, err)
+		}
+		s[name] = v
+	}
+	if v, ok := s["maxcycle"]; ok {
+		if n, err := strconv.Atoi(v); err != nil || n < 2 || n > 12 {
+			return nil, errors.New("pglockorder settings: maxcycle must be between 2 and 12")
+		}
 	}
 	return s, nil
+}
+
+// flagValue turns a decoded JSON value into a flag's text.
+func flagValue(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			p, err := flagValue(e)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = p
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return "", fmt.Errorf("want a string, a number, a boolean or a list, not %T", v)
 }
 
 // BuildAnalyzers returns the analyzer.

@@ -1,6 +1,7 @@
 package golangci
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -16,13 +17,16 @@ func TestDecode(t *testing.T) {
 		want    Settings
 		wantErr string
 	}{
-		{name: "none", conf: nil},
-		{name: "empty", conf: map[string]any{}},
-		{name: "maxcycle", conf: map[string]any{"maxcycle": 6}, want: Settings{MaxCycle: 6}},
-		{name: "config", conf: map[string]any{"config": "lockorder.yaml"}, want: Settings{Config: "lockorder.yaml"}},
-		{name: "unknown key", conf: map[string]any{"maxcycles": 6}, wantErr: `unknown field "maxcycles"`},
-		{name: "wrong type", conf: map[string]any{"maxcycle": "six"}, wantErr: "cannot unmarshal string"},
+		{name: "none", conf: nil, want: Settings{}},
+		{name: "empty", conf: map[string]any{}, want: Settings{}},
+		{name: "maxcycle", conf: map[string]any{"maxcycle": 6}, want: Settings{"maxcycle": "6"}},
+		{name: "config", conf: map[string]any{"config": "lockorder.yaml"}, want: Settings{"config": "lockorder.yaml"}},
+		{name: "bool", conf: map[string]any{"debug": true}, want: Settings{"debug": "true"}},
+		{name: "unknown key", conf: map[string]any{"maxcycles": 6}, wantErr: `unknown setting "maxcycles" (known: `},
+		{name: "driver's flag", conf: map[string]any{"wholeprogram": true}, wantErr: `unknown setting "wholeprogram"`},
+		{name: "wrong type", conf: map[string]any{"config": map[string]any{"a": 1}}, wantErr: "want a string, a number"},
 		{name: "out of range", conf: map[string]any{"maxcycle": 40}, wantErr: "maxcycle must be between 2 and 12"},
+		{name: "not a number", conf: map[string]any{"maxcycle": "six"}, wantErr: "maxcycle must be between 2 and 12"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := decode(tc.conf)
@@ -32,7 +36,7 @@ func TestDecode(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got != tc.want {
+			if err != nil || !maps.Equal(got, tc.want) {
 				t.Fatalf("decode(%v) = %+v, %v; want %+v", tc.conf, got, err, tc.want)
 			}
 		})

@@ -192,7 +192,7 @@ func TestGolangciPluginSettings(t *testing.T) {
 	if code == 0 || code == 1 {
 		t.Fatalf("exit %d with an unknown setting; want a configuration error\n%s", code, stderr)
 	}
-	for _, want := range []string{`unknown field "maxcycles"`, "known: maxcycle"} {
+	for _, want := range []string{`unknown setting "maxcycles"`, "maxcycle"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
