@@ -18,7 +18,7 @@ import (
 func main() {
 	info := commands.BuildInfo{Version: "2.15.0-pglockorder", Commit: "?", Date: "(unknown)", GoVersion: "unknown"}
 	if err := commands.Execute(info); err != nil {
-		_, _ = fmt.Fprintf(os.Stderr, "The command is terminated due to an error: %v\n", err)
+		fmt.Fprintf(os.Stderr, "golangci-lint (with pglockorder): %v\n", err)
 		os.Exit(exitcodes.Failure)
 	}
 }
