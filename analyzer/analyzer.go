@@ -110,11 +110,17 @@ type Result struct {
 	// Ordered are the package's ordered multi-row locks, which the
 	// driver compares across packages (row-order-mismatch).
 	Ordered []lockseq.OrderedLock
+	// Ignores are the package's //pglockorder:ignore directives, for the
+	// whole-program driver to match its own findings against (set with
+	// -wholeprogram only).
+	Ignores []Ignore
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	info, relevant := importedInfo(pass)
+	pass, ignores := withIgnores(pass) // //pglockorder:ignore (suppress.go)
 	res := &Result{}
+	defer ignores.finish(res)
+	info, relevant := importedInfo(pass)
 	// The database APIs are modelled, never analysed: their bodies run
 	// SQL built at run time and would only cost time.
 	if !relevant || sqlsite.IsDriverPackage(pass.Pkg.Path()) {
@@ -158,6 +164,9 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 
 	res.Edges = an.Edges
+	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
+		return nil, err
+	}
 	res.TempTables = sortedSet(an.TempTables)
 	res.Ordered = an.Ordered
 	info.Ordered = reportRows(pass, an, info.Ordered)

@@ -35,6 +35,8 @@ type finding struct {
 	Posn     string `json:"posn"`
 	Category string `json:"category,omitempty"`
 	Message  string `json:"message"`
+	// cycle is the cycle the finding reports, when it is one (gate).
+	cycle *lockgraph.Cycle
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -50,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
 		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
 	)
+	var g gate // output formats, baseline, graphs (gate.go)
+	g.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `pglockorder: report PostgreSQL lock-order inversions that can deadlock
 
@@ -72,6 +76,10 @@ Flags:
 	patterns := fs.Args()
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
+	}
+	if err := g.check(*jsonOut, stdout); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitUsage
 	}
 	if *maxCycle < 2 || *maxCycle > 12 {
 		fmt.Fprintln(stderr, "pglockorder: -maxcycle must be between 2 and 12")
@@ -129,6 +137,7 @@ Flags:
 			for _, t := range res.TempTables {
 				temps[t] = true
 			}
+			g.ignores = append(g.ignores, res.Ignores...)
 		}
 		for _, d := range u.diagnostics {
 			findings = append(findings, finding{
@@ -157,6 +166,7 @@ Flags:
 			Posn:     rel(anchor.Anchor()),
 			Category: report.Category(c),
 			Message:  report.Message(c, report.Options{Rel: rel}),
+			cycle:    c,
 		})
 	}
 	for _, m := range analyzer.OrderMismatches(ordered) {
@@ -171,19 +181,17 @@ Flags:
 		})
 	}
 	findings = dedupe(findings)
+	findings, code, done := g.apply(stdout, stderr, findings, graph, cycles, rel, failed)
+	if done {
+		return code
+	}
 	if *verbose {
 		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, analysed in %v; %d lock-order edges, %d cycles\n",
 			len(pkgs), loaded.Round(time.Millisecond), analysed.Round(time.Millisecond), len(lockgraph.Dedupe(edges)), len(cycles))
 	}
-	if *jsonOut {
-		if err := printJSON(stdout, findings); err != nil {
-			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-			return exitError
-		}
-	} else {
-		for _, f := range findings {
-			fmt.Fprintf(stdout, "%s: %s\n", f.Posn, f.Message)
-		}
+	if err := g.write(stdout, findings); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitError
 	}
 	switch {
 	case failed:
