@@ -120,6 +120,23 @@ var rules = []rule{
 	{report.CategoryLeak, "SessionAdvisoryLeak", "A session advisory lock may outlive its connection's use",
 		"A session advisory lock may still be held where its connection goes back to the pool; the session, and the " +
 			"lock, go on. Unlock before releasing the connection, on every path."},
+	{report.CategoryUnorderedRows, "UnorderedMultiRowLock", "One statement locks several rows in no defined order",
+		"A blocking row-locking statement (SELECT ... FOR UPDATE/SHARE, or an UPDATE, DELETE or upsert in a transaction) " +
+			"can lock several rows (= ANY, IN, a range, a join) and has no ORDER BY: two executions that lock overlapping " +
+			"rows take them in different orders and deadlock (40P01). Lock the rows in one order: SELECT ... ORDER BY id " +
+			"FOR UPDATE first, or a CTE that does so before the UPDATE."},
+	{report.CategoryOrderMismatch, "RowOrderMismatch", "Two statements lock the rows of one table in different orders",
+		"Two blocking locking statements on the same table order their rows differently (ORDER BY hash against ORDER BY " +
+			"hash DESC, or other keys): transactions that lock overlapping rows in the two orders deadlock (40P01). Use " +
+			"one ORDER BY everywhere, ending in a unique key."},
+	{report.CategoryLoopOrder, "LoopLockOrder", "A transaction locks rows in the order of a map or an unsorted slice",
+		"A row lock (or advisory lock) is taken once per iteration of a loop over a map (random order) or over a slice " +
+			"nobody sorted, inside one transaction: two transactions that lock overlapping keys in different orders " +
+			"deadlock (40P01). Sort the keys before the loop, or lock all rows in one ordered statement."},
+	{report.CategoryCallerOrder, "CallerChosenRowOrder", "Two rows of one table are locked in the order the caller passes them",
+		"A transaction locks two rows of one table keyed by two values the caller chooses (from, to): two concurrent " +
+			"calls with the values swapped deadlock (40P01). Lock the lower key first (min/max), or both rows in one " +
+			"statement with ORDER BY."},
 	{analyzer.CategoryDeclaredOrder, "DeclaredLockOrder", "A lock is taken against the declared lock order",
 		"The configuration file (.pglockorder.yaml) declares the order in which tables and advisory keys are locked. " +
 			"This acquisition requests a lock that comes earlier in that order while holding one that comes later. " +
