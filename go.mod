@@ -3,12 +3,16 @@ module github.com/pglockorder/pglockorder
 go 1.26.8
 
 require (
+	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pganalyze/pg_query_go/v5 v5.1.0
 	golang.org/x/tools v0.52.0
 	google.golang.org/protobuf v1.31.0
 )
 
 require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
 )
