@@ -47,6 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		maxCycle = fs.Int("maxcycle", 4, "longest cycle of locks to look for")
 		debug    = fs.Bool("debug", false, "print why SQL was skipped")
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
+		reproOut = fs.Bool("repro", false, reproUsage)
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `pglockorder: report PostgreSQL lock-order inversions that can deadlock
@@ -164,6 +165,12 @@ Flags:
 	} else {
 		for _, f := range findings {
 			fmt.Fprintf(stdout, "%s: %s\n", f.Posn, f.Message)
+		}
+	}
+	if *reproOut {
+		if err := printRepro(stdout, cycles, rel); err != nil {
+			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+			return exitError
 		}
 	}
 	switch {
