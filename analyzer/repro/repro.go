@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
@@ -133,8 +134,20 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 	}
 	sc.Title = strings.Join(names, " -> ")
 	vars := map[string]string{}
+	keys := map[string]string{} // advisory class -> its variables' prefix
 	addVars := func(sql, class, where string) string {
-		return placeholders(sql, subject(class), func(name, param string) {
+		prefix := func() string {
+			if !strings.HasPrefix(class, "advisory") {
+				return subject(class)
+			}
+			// Advisory keys are numbered in the order the script
+			// needs them.
+			if keys[class] == "" {
+				keys[class] = fmt.Sprintf("key%d", len(keys)+1)
+			}
+			return keys[class]
+		}
+		return placeholders(sql, prefix, advisoryArgs(sql, class), func(name, param string) {
 			if _, ok := vars[name]; !ok {
 				vars[name] = fmt.Sprintf("%s of the statements on %s (%s)", param, lockgraph.ShortName(class), where)
 			}
@@ -158,7 +171,7 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 		}
 		var holdStmts []string
 		waitStmt := wantSQL
-		if heldSQL != "" && held.Pos == wanted.Pos && heldSQL == wantSQL {
+		if heldSQL != "" && samePath(e.HeldPath, e.WantedPath) {
 			// One SQL string takes both locks: replay its statements one
 			// by one where it has several; a single statement that takes
 			// both can only be replayed whole.
@@ -193,6 +206,13 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 	}
 	slices.SortFunc(sc.Vars, func(a, b Var) int { return strings.Compare(a.Name, b.Name) })
 	return sc
+}
+
+// samePath reports whether two paths reach the same SQL execution (the
+// same positions all the way down): then one SQL string takes both locks.
+// A helper called twice has one SQL site but two paths.
+func samePath(a, b []lockgraph.Frame) bool {
+	return slices.EqualFunc(a, b, func(x, y lockgraph.Frame) bool { return x.Pos == y.Pos && x.SQL == y.SQL })
 }
 
 func last(path []lockgraph.Frame) lockgraph.Frame {
@@ -248,15 +268,12 @@ func takes(sql, class string) bool {
 	return false
 }
 
-// subject names the placeholders of a statement after the object its lock
+// subject names the placeholders of a statement after the table its lock
 // is on, so that every session that locks rows of one table shares the
 // variables that select them.
 func subject(class string) string {
 	name := class
-	if i := strings.IndexAny(name, ":@"); i >= 0 {
-		if strings.HasPrefix(name, "advisory") {
-			return "key"
-		}
+	if i := strings.IndexByte(name, ':'); i >= 0 {
 		name = name[i+1:]
 	}
 	var b strings.Builder
@@ -274,11 +291,14 @@ func subject(class string) string {
 // be replaced too; applications do not write those.)
 var paramRE = regexp.MustCompile(`\$([0-9]+)\b`)
 
-// placeholders replaces each $n of sql with :'<prefix>_p<n>' and reports
-// each variable to add.
-func placeholders(sql, prefix string, add func(name, param string)) string {
+// placeholders replaces each $n of sql with its known value from known, or
+// else with :'<prefix>_p<n>', and reports each variable to add.
+func placeholders(sql string, prefix func() string, known map[string]string, add func(name, param string)) string {
 	return paramRE.ReplaceAllStringFunc(sql, func(m string) string {
-		name := prefix + "_p" + m[1:]
+		if v, ok := known[m]; ok {
+			return v
+		}
+		name := prefix() + "_p" + m[1:]
 		add(name, m)
 		return ":'" + name + "'"
 	})
@@ -299,4 +319,81 @@ func Bind(sql string, values map[string]string) string {
 		}
 		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
 	})
+}
+
+// advisoryArgs returns the values of the $n placeholders of an advisory
+// lock call whose key the analyzer knows from the Go code (the class
+// "advisory:(42)" of "SELECT pg_advisory_lock($1)" gives $1 = 42): the
+// reproducer must lock that very key, not one the user picks.
+func advisoryArgs(sql, class string) map[string]string {
+	inner, ok := strings.CutPrefix(class, "advisory:(")
+	if !ok || !strings.HasSuffix(inner, ")") || strings.Contains(inner, "?p") || strings.Contains(inner, "|@") {
+		return nil
+	}
+	parts := splitTop(strings.TrimSuffix(inner, ")"))
+	for _, e := range lockmodel.Analyze(sql).Effects {
+		if e.Lock.Kind != lockmodel.Advisory || len(e.Lock.Key.Parts) != len(parts) {
+			continue
+		}
+		out := map[string]string{}
+		for i, p := range e.Lock.Key.Parts {
+			switch {
+			case p.Param > 0:
+				out["$"+strconv.Itoa(p.Param)] = parts[i]
+			case p.Template != "":
+				if n, v, ok := matchTemplate(p.Template, parts[i]); ok {
+					out["$"+strconv.Itoa(n)] = v
+				}
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// matchTemplate matches a key template with one placeholder
+// ("hashtext($1)") against the key's bound text ("hashtext('reports')") and
+// returns the placeholder's number and value ("'reports'").
+func matchTemplate(tmpl, bound string) (int, string, bool) {
+	loc := paramRE.FindStringSubmatchIndex(tmpl)
+	if loc == nil || len(paramRE.FindAllString(tmpl, -1)) != 1 {
+		return 0, "", false
+	}
+	prefix, suffix := tmpl[:loc[0]], tmpl[loc[1]:]
+	if len(bound) < len(prefix)+len(suffix) || !strings.HasPrefix(bound, prefix) || !strings.HasSuffix(bound, suffix) {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(tmpl[loc[2]:loc[3]])
+	if err != nil {
+		return 0, "", false
+	}
+	return n, bound[len(prefix) : len(bound)-len(suffix)], true
+}
+
+// splitTop splits a key's text at the commas outside parentheses and
+// quotes: "1, hashtext('a, b')" gives "1" and "hashtext('a, b')".
+func splitTop(s string) []string {
+	var (
+		out   []string
+		depth int
+		quote bool
+		start int
+	)
+	for i, r := range s {
+		switch {
+		case r == '\'':
+			quote = !quote
+		case quote:
+		case r == '(':
+			depth++
+		case r == ')':
+			depth--
+		case r == ',' && depth == 0:
+			out = append(out, strings.TrimSpace(s[start:i]))
+			start = i + 1
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
 }

@@ -75,6 +75,14 @@ func cycles() map[string]*lockgraph.Cycle {
 				lock("row:postings", nku), "ledger/post.go:9:2", "UPDATE postings SET posted = false WHERE journal_id = $1",
 				lock("row:journals", nku), "ledger/post.go:10:2", "UPDATE journals SET posted = false WHERE id = $1"),
 		}},
+		"advisory_params": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
+			step("jobs.Run",
+				lockgraph.Lock{Class: "advisory:(42)", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/run.go:10:3", "SELECT pg_advisory_xact_lock($1)",
+				lockgraph.Lock{Class: "advisory:(hashtext('reports'))", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/run.go:12:3", "SELECT pg_advisory_xact_lock(hashtext($1))"),
+			step("jobs.Report",
+				lockgraph.Lock{Class: "advisory:(hashtext('reports'))", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:8:2", "SELECT pg_advisory_xact_lock(hashtext($1))",
+				lockgraph.Lock{Class: "advisory@jobs/report.go:9:2", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:9:2", "SELECT pg_advisory_xact_lock($1)"),
+		}},
 		"missing_sql": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
 			missing,
 			step("api.Other",
@@ -114,6 +122,7 @@ func TestRenderGolden(t *testing.T) {
 // TestBuild checks the structure the ground-truth tests replay.
 func TestBuild(t *testing.T) {
 	cs := cycles()
+	var sc *repro.Script
 	for _, tc := range []struct {
 		name      string
 		expect    repro.Expect
@@ -127,9 +136,10 @@ func TestBuild(t *testing.T) {
 		{"cross_connection", repro.Hang, 2, []int{1}, []int{1, 0}, 0},
 		{"session_advisory", repro.DeadlockSessionLock, 2, []int{0, 1}, []int{1, 1}, 0},
 		{"multi_statement", repro.Deadlock, 2, []int{0, 1}, []int{1, 1}, 0},
+		{"advisory_params", repro.Deadlock, 2, []int{0, 1}, []int{1, 1}, 0},
 		{"missing_sql", repro.Deadlock, 2, []int{0, 1}, []int{0, 1}, 1},
 	} {
-		sc := repro.Build(cs[tc.name], rel)
+		sc = repro.Build(cs[tc.name], rel)
 		if sc.Expect != tc.expect || len(sc.Sessions) != tc.sessions || len(sc.Missing) != tc.missing {
 			t.Errorf("%s: expect %v, %d sessions, %d missing; want %v, %d, %d", tc.name, sc.Expect, len(sc.Sessions), len(sc.Missing), tc.expect, tc.sessions, tc.missing)
 			continue
@@ -143,8 +153,20 @@ func TestBuild(t *testing.T) {
 			}
 		}
 	}
+	// Advisory keys the Go code binds are replayed as they are; only an
+	// unknown key becomes a placeholder.
+	sc = repro.Build(cs["advisory_params"], rel)
+	if got := sc.Sessions[0].Hold[0].SQL; got != "SELECT pg_advisory_xact_lock(42)" {
+		t.Errorf("advisory_params: hold step %q", got)
+	}
+	if got := sc.Sessions[1].Hold[0].SQL; got != "SELECT pg_advisory_xact_lock(hashtext('reports'))" {
+		t.Errorf("advisory_params: hold step %q", got)
+	}
+	if got := sc.Sessions[1].Wait.SQL; got != "SELECT pg_advisory_xact_lock(:'key1_p1')" {
+		t.Errorf("advisory_params: wait step %q", got)
+	}
 	// The two statements of one string are replayed apart.
-	sc := repro.Build(cs["multi_statement"], rel)
+	sc = repro.Build(cs["multi_statement"], rel)
 	if got := sc.Sessions[0].Hold[0].SQL; got != "SELECT id FROM journals WHERE id = 1 FOR UPDATE" {
 		t.Errorf("multi_statement: hold step %q", got)
 	}
