@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,13 @@ import (
 // findCycles runs the whole-program analysis on patterns in dir, as run
 // does, and returns the cycles it reports.
 func findCycles(t *testing.T, dir string, patterns ...string) []*lockgraph.Cycle {
+	t.Helper()
+	return lockgraph.New(findEdges(t, dir, patterns...)).Cycles(4)
+}
+
+// findEdges returns the lock-order edges of the whole-program analysis,
+// without those on temporary tables.
+func findEdges(t *testing.T, dir string, patterns ...string) []*lockgraph.Edge {
 	t.Helper()
 	for name, val := range map[string]string{"wholeprogram": "true", "maxcycle": "4", "debug": "false"} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
@@ -46,7 +54,7 @@ func findCycles(t *testing.T, dir string, patterns ...string) []*lockgraph.Cycle
 			}
 		}
 	}
-	return lockgraph.New(lockgraph.WithoutTables(edges, temps)).Cycles(4)
+	return lockgraph.WithoutTables(edges, temps)
 }
 
 // scenario is a directory of testdata with a schema.sql: its reported
@@ -161,4 +169,148 @@ func check(want repro.Expect, out *pgtest.Outcome) bool {
 		return out.Deadlocks() == 0 && out.LockTimeouts() > 0
 	}
 	return false
+}
+
+// TestNegativesOnServer replays what the analyzer does not report: every
+// pair of paths that takes two locks in opposite orders without closing a
+// reported cycle (FOR SHARE against FOR SHARE, SKIP LOCKED, NOWAIT, ...) is
+// run in the interleaving that would deadlock, and must not: no 40P01 and
+// no wait that only lock_timeout ends.
+func TestNegativesOnServer(t *testing.T) {
+	pgtest.DSN(t) // skips without a server
+	if testing.Short() {
+		t.Skip("loads and analyses every scenario; skipped with -short")
+	}
+	// The corpus's negative cases that must be found and replayed: FOR
+	// KEY SHARE against NO KEY UPDATE and FOR SHARE against FOR SHARE;
+	// NOWAIT and SKIP LOCKED; LOCK TABLE in ACCESS SHARE mode.
+	minPairs := map[string]int{"forshare": 2, "skiplocked": 2, "locktable": 1}
+	total := 0
+	for _, s := range scenarios(t) {
+		t.Run(s.name, func(t *testing.T) {
+			schema, err := os.ReadFile(s.schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replayed := 0
+			defer func() {
+				if replayed < minPairs[s.name] {
+					t.Errorf("%d unreported pairs replayed, want at least %d", replayed, minPairs[s.name])
+				}
+			}()
+			edges := lockgraph.Dedupe(findEdges(t, s.dir, s.pattern))
+			// The class cycles the analyzer reports, with those it folds
+			// into a reported one.
+			reported := map[string]bool{}
+			for _, c := range lockgraph.New(edges).Cycles(4) {
+				for _, k := range append([]string{c.Key()}, c.Also...) {
+					if cl := strings.Split(k, " -> "); len(cl) == 2 {
+						reported[objectPair(cl[0], cl[1])] = true
+					}
+				}
+			}
+			byFunc := map[string]bool{}
+			for _, e := range edges {
+				byFunc[e.Func+"|"+e.Held.Class+"|"+e.Wanted.Class] = true
+			}
+			var pairs [][2]*lockgraph.Edge
+			for i, a := range edges {
+				for _, b := range edges[i+1:] {
+					if unreportedPair(a, b, reported, byFunc) {
+						pairs = append(pairs, [2]*lockgraph.Edge{a, b})
+					}
+				}
+			}
+			if len(pairs) == 0 {
+				return
+			}
+			db := pgtest.ScratchDB(t)
+			given := values(t, s.schema)
+			for _, p := range pairs {
+				total++
+				replayed++
+				sc := repro.Build(&lockgraph.Cycle{Steps: p[:], Severity: lockgraph.Detected, Breaker: -1}, nil)
+				setup := pgtest.Connect(t, db)
+				pgtest.Exec(t, setup, "DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+				pgtest.Exec(t, setup, string(schema))
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				out, err := pgtest.Replay(ctx, db, sc, bindAll(sc, given))
+				cancel()
+				what := fmt.Sprintf("%s: %s then %s / %s: %s then %s", p[0].Func, p[0].Held, p[0].Wanted, p[1].Func, p[1].Held, p[1].Wanted)
+				if err != nil {
+					t.Errorf("%s: %v", what, err)
+					continue
+				}
+				if out.Deadlocks() > 0 || out.LockTimeouts() > 0 {
+					t.Errorf("%s: not reported, but on the server: %v", what, out)
+					continue
+				}
+				for name, e := range out.Errors {
+					// NOWAIT fails at once by design; any other error means
+					// the replay did not run the path's statements.
+					if e.Code != "55P03" {
+						t.Errorf("%s: %s failed: %v", what, name, out)
+					}
+				}
+				t.Logf("%s: %v", what, out)
+			}
+		})
+	}
+	t.Logf("%d unreported opposite-order pairs replayed", total)
+}
+
+// unreportedPair reports whether two paths take locks on two objects in
+// opposite orders, the analyzer reports no cycle of those objects, and
+// replaying the pair alone is faithful: one connection each, no gate that
+// serialises them, and no implicit table lock of a statement whose row lock
+// has its own edge (that pair is the one to judge). A NOWAIT or SKIP LOCKED
+// request has no row edge: its pair is replayed through its table lock.
+func unreportedPair(a, b *lockgraph.Edge, reported, edges map[string]bool) bool {
+	if a.Func == b.Func || a.CrossConn || b.CrossConn || lockgraph.Gated([]*lockgraph.Edge{a, b}) ||
+		object(a.Held.Class) != object(b.Wanted.Class) || object(a.Wanted.Class) != object(b.Held.Class) ||
+		object(a.Held.Class) == object(a.Wanted.Class) {
+		return false
+	}
+	for _, e := range []*lockgraph.Edge{a, b} {
+		held, wanted := e.Held.Class, e.Wanted.Class
+		if implicitTable(held, e.HeldPath) {
+			held = "row:" + object(held)
+		}
+		if implicitTable(wanted, e.WantedPath) {
+			wanted = "row:" + object(wanted)
+		}
+		for _, h := range []string{e.Held.Class, held} {
+			for _, w := range []string{e.Wanted.Class, wanted} {
+				if (h != e.Held.Class || w != e.Wanted.Class) && edges[e.Func+"|"+h+"|"+w] {
+					return false
+				}
+			}
+		}
+	}
+	return !reported[objectPair(a.Held.Class, a.Wanted.Class)]
+}
+
+// implicitTable reports whether a lock end is the table lock an ordinary
+// statement takes (not LOCK TABLE).
+func implicitTable(class string, path []lockgraph.Frame) bool {
+	return strings.HasPrefix(class, "table:") && (len(path) == 0 || !strings.HasPrefix(path[len(path)-1].What, "LOCK TABLE"))
+}
+
+// object is the table a row or table class locks, or the class itself.
+func object(class string) string {
+	for _, p := range []string{"row:", "table:"} {
+		if t, ok := strings.CutPrefix(class, p); ok {
+			return t
+		}
+	}
+	return class
+}
+
+// objectPair names an unordered pair of objects.
+func objectPair(x, y string) string {
+	x, y = object(x), object(y)
+	if y < x {
+		x, y = y, x
+	}
+	return x + " | " + y
 }

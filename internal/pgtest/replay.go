@@ -38,7 +38,9 @@ type Outcome struct {
 }
 
 // Deadlocks counts the sessions that failed with 40P01.
-func (o *Outcome) Deadlocks() int { return o.count(func(e *pgconn.PgError) bool { return e.Code == "40P01" }) }
+func (o *Outcome) Deadlocks() int {
+	return o.count(func(e *pgconn.PgError) bool { return e.Code == "40P01" })
+}
 
 // LockTimeouts counts the sessions whose wait lock_timeout ended (55P03
 // "canceling statement due to lock timeout", not NOWAIT's "could not obtain

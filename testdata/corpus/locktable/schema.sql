@@ -5,3 +5,5 @@ CREATE TABLE ta (id bigint PRIMARY KEY, v int);
 INSERT INTO ta VALUES (1, 0);
 CREATE TABLE tb (id bigint PRIMARY KEY, v int);
 INSERT INTO tb VALUES (1, 0);
+CREATE TABLE tc (id bigint PRIMARY KEY);
+CREATE TABLE td (id bigint PRIMARY KEY);
