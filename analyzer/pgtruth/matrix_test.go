@@ -27,8 +27,8 @@ type lockStmt struct {
 	// pg-lock-facts §4 and §8.
 	mode lockmodel.Mode
 	// schema is set when the model can tell the mode only from the schema
-	// (a key column, a foreign key); the check of the model's reading of
-	// the SQL then runs with the schema.
+	// (a key column, a foreign key): TestMatrixStatementsModel checks the
+	// model's reading of it with the schema.
 	schema bool
 }
 
@@ -85,49 +85,7 @@ func TestConflictMatrices(t *testing.T) {
 		pgtest.Exec(t, setup, fmt.Sprintf("INSERT INTO m VALUES (%d, %d, %d, 0); CREATE TABLE ta_%d (id int)", w, w, w, w))
 	}
 
-	var pairs []pair
-	for _, h := range rowStmts {
-		for _, r := range rowStmts {
-			pairs = append(pairs, pair{held: h, requested: r})
-		}
-	}
-	for _, h := range tableModes {
-		for _, r := range tableModes {
-			held := lockStmt{name: "LOCK " + h.String(), sql: "LOCK TABLE ta_%d IN " + h.String() + " MODE", mode: h}
-			req := lockStmt{name: "LOCK " + r.String(), sql: "LOCK TABLE ta_%d IN " + r.String() + " MODE NOWAIT", mode: r}
-			pairs = append(pairs, pair{held: held, requested: req})
-		}
-	}
-	advisory := []struct {
-		mode      lockmodel.Mode
-		take, try string
-	}{
-		{lockmodel.AdvisoryShared, "SELECT pg_advisory_xact_lock_shared(%d)", "SELECT pg_try_advisory_xact_lock_shared(%d)"},
-		{lockmodel.AdvisoryExclusive, "SELECT pg_advisory_xact_lock(%d)", "SELECT pg_try_advisory_xact_lock(%d)"},
-	}
-	for _, h := range advisory {
-		for _, r := range advisory {
-			pairs = append(pairs, pair{
-				held:      lockStmt{name: h.mode.String(), sql: h.take, mode: h.mode},
-				requested: lockStmt{name: "try " + r.mode.String(), sql: r.try, mode: r.mode},
-				try:       true,
-			})
-		}
-	}
-
-	// The model must read each statement as the mode the matrix is
-	// checked with; otherwise a correct matrix would prove nothing about
-	// the analysis of real SQL.
-	for _, p := range pairs {
-		for _, s := range []lockStmt{p.held, p.requested} {
-			if s.schema {
-				continue // checked with the schema in TestSchemaModes
-			}
-			if got := strongestMode(fmt.Sprintf(s.sql, 1), s.mode.Kind()); got != s.mode {
-				t.Errorf("lockmodel reads %q as %v, want %v", fmt.Sprintf(s.sql, 1), got, s.mode)
-			}
-		}
-	}
+	pairs := matrixPairs()
 
 	jobs := make(chan pair)
 	type result struct {
@@ -166,7 +124,7 @@ func TestConflictMatrices(t *testing.T) {
 		}
 	}
 	t.Logf("%d pairs checked against the server (%d row, %d table, %d advisory)",
-		checked, len(rowStmts)*len(rowStmts), len(tableModes)*len(tableModes), len(advisory)*len(advisory))
+		checked, len(rowStmts)*len(rowStmts), len(tableModes)*len(tableModes), checked-len(rowStmts)*len(rowStmts)-len(tableModes)*len(tableModes))
 }
 
 // runPair takes p.held on session a and then p.requested on session b, both
@@ -206,8 +164,8 @@ func runPair(a, b *pgx.Conn, w int, p pair) (blocked bool, err error) {
 	return false, fmt.Errorf("session B: %w", err)
 }
 
-// strongestMode returns the strongest lock of kind k that lockmodel finds in
-// sql on table m (or ta_1), or the advisory lock, or 0.
+// strongestMode returns the strongest explicit or row lock of kind k that
+// lockmodel finds in sql on table m (or ta_1), or the advisory lock, or 0.
 func strongestMode(sql string, k lockmodel.Kind) lockmodel.Mode {
 	return strongestModeOf(lockmodel.Analyze(sql), k)
 }
@@ -219,7 +177,7 @@ func strongestModeOf(a *lockmodel.Analysis, k lockmodel.Kind) lockmodel.Mode {
 		if e.Kind != lockmodel.Acquire || l.Kind != k || l.Implicit {
 			continue
 		}
-		if k != lockmodel.Advisory && !strings.HasPrefix(l.Table, "m") && !strings.HasPrefix(l.Table, "ta_") {
+		if k != lockmodel.Advisory && l.Table != "m" && !strings.HasPrefix(l.Table, "ta_") {
 			continue
 		}
 		if l.Mode > best {
@@ -227,4 +185,66 @@ func strongestModeOf(a *lockmodel.Analysis, k lockmodel.Kind) lockmodel.Mode {
 		}
 	}
 	return best
+}
+
+// matrixPairs returns every pair of requests of the three matrices.
+func matrixPairs() []pair {
+	var pairs []pair
+	for _, h := range rowStmts {
+		for _, r := range rowStmts {
+			pairs = append(pairs, pair{held: h, requested: r})
+		}
+	}
+	for _, h := range tableModes {
+		for _, r := range tableModes {
+			held := lockStmt{name: "LOCK " + h.String(), sql: "LOCK TABLE ta_%d IN " + h.String() + " MODE", mode: h}
+			req := lockStmt{name: "LOCK " + r.String(), sql: "LOCK TABLE ta_%d IN " + r.String() + " MODE NOWAIT", mode: r}
+			pairs = append(pairs, pair{held: held, requested: req})
+		}
+	}
+	advisory := []struct {
+		mode      lockmodel.Mode
+		take, try string
+	}{
+		{lockmodel.AdvisoryShared, "SELECT pg_advisory_xact_lock_shared(%d)", "SELECT pg_try_advisory_xact_lock_shared(%d)"},
+		{lockmodel.AdvisoryExclusive, "SELECT pg_advisory_xact_lock(%d)", "SELECT pg_try_advisory_xact_lock(%d)"},
+	}
+	for _, h := range advisory {
+		for _, r := range advisory {
+			pairs = append(pairs, pair{
+				held:      lockStmt{name: h.mode.String(), sql: h.take, mode: h.mode},
+				requested: lockStmt{name: "try " + r.mode.String(), sql: r.try, mode: r.mode},
+				try:       true,
+			})
+		}
+	}
+	return pairs
+}
+
+// TestMatrixStatementsModel checks that lockmodel reads each statement of
+// the matrix test as the mode the matrix is checked with (with the
+// schema for the modes that depend on it); otherwise a correct matrix would
+// prove nothing about the analysis of real SQL. It needs no server.
+func TestMatrixStatementsModel(t *testing.T) {
+	schema := lockmodel.NewSchema()
+	if err := schema.Parse(matrixSchema); err != nil {
+		t.Fatal(err)
+	}
+	for _, withSchema := range []bool{false, true} {
+		if withSchema {
+			lockmodel.UseSchema(schema)
+			t.Cleanup(func() { lockmodel.UseSchema(nil) })
+		}
+		for _, p := range matrixPairs() {
+			for _, s := range []lockStmt{p.held, p.requested} {
+				if s.schema && !withSchema {
+					continue
+				}
+				sql := fmt.Sprintf(s.sql, 1)
+				if got := strongestMode(sql, s.mode.Kind()); got != s.mode {
+					t.Errorf("lockmodel (schema %t) reads %q as %v, want %v", withSchema, sql, got, s.mode)
+				}
+			}
+		}
+	}
 }

@@ -48,6 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		debug    = fs.Bool("debug", false, "print why SQL was skipped")
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
 		reproOut = fs.Bool("repro", false, reproUsage)
+		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `pglockorder: report PostgreSQL lock-order inversions that can deadlock
@@ -80,6 +81,7 @@ Flags:
 		"wholeprogram": "true",
 		"maxcycle":     strconv.Itoa(*maxCycle),
 		"debug":        strconv.FormatBool(*debug),
+		"schema":       *schema,
 	} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
