@@ -189,7 +189,12 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 			sc.Sessions = append(sc.Sessions, w)
 		}
 		if waitStmt != "" {
-			w.Wait = &Step{SQL: addVars(waitStmt, e.Wanted.Class, rel(wanted.Pos)), Pos: rel(wanted.Pos), Func: wanted.Func, Lock: e.Wanted.String()}
+			// A statement that takes both locks is named after the first.
+			varClass := e.Wanted.Class
+			if len(holdStmts) == 0 && samePath(e.HeldPath, e.WantedPath) {
+				varClass = e.Held.Class
+			}
+			w.Wait = &Step{SQL: addVars(waitStmt, varClass, rel(wanted.Pos)), Pos: rel(wanted.Pos), Func: wanted.Func, Lock: e.Wanted.String()}
 			// A session that holds nothing before it waits takes its
 			// first lock in the waiting statement itself: it must start
 			// before the sessions that wait for that lock.

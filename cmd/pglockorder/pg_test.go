@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,28 +19,36 @@ import (
 	"github.com/pglockorder/pglockorder/internal/pgtest"
 )
 
-// findCycles runs the whole-program analysis on patterns in dir, as run
-// does, and returns the cycles it reports.
-func findCycles(t *testing.T, dir string, patterns ...string) []*lockgraph.Cycle {
+// findCycles runs the whole-program analysis of s, as run does with
+// -schema, and returns the cycles it reports.
+func findCycles(t *testing.T, s scenario) []*lockgraph.Cycle {
 	t.Helper()
-	return lockgraph.New(findEdges(t, dir, patterns...)).Cycles(4)
+	return lockgraph.New(findEdges(t, s)).Cycles(4)
 }
 
-// findEdges returns the lock-order edges of the whole-program analysis,
-// without those on temporary tables.
-func findEdges(t *testing.T, dir string, patterns ...string) []*lockgraph.Edge {
+// scenarioEdges caches findEdges by scenario: both server tests analyse
+// every scenario.
+var scenarioEdges = map[string][]*lockgraph.Edge{}
+
+// findEdges returns the lock-order edges of the whole-program analysis of
+// s, without those on temporary tables.
+func findEdges(t *testing.T, s scenario) []*lockgraph.Edge {
 	t.Helper()
-	for name, val := range map[string]string{"wholeprogram": "true", "maxcycle": "4", "debug": "false"} {
+	if edges, ok := scenarioEdges[s.name]; ok {
+		return slices.Clone(edges)
+	}
+	for name, val := range map[string]string{"wholeprogram": "true", "maxcycle": "4", "debug": "false", "schema": s.schema} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pkgs, err := load(&packages.Config{Mode: loadMode, Dir: dir}, patterns)
+	t.Cleanup(func() { _ = analyzer.Analyzer.Flags.Set("schema", "") })
+	pkgs, err := load(&packages.Config{Mode: loadMode, Dir: s.dir}, []string{s.pattern})
 	if err != nil {
-		t.Fatalf("loading %s: %v", dir, err)
+		t.Fatalf("loading %s: %v", s.dir, err)
 	}
 	if n := printErrors(os.Stderr, pkgs); n > 0 {
-		t.Fatalf("%d errors loading %s", n, dir)
+		t.Fatalf("%d errors loading %s", n, s.dir)
 	}
 	var edges []*lockgraph.Edge
 	temps := map[string]bool{}
@@ -54,27 +63,64 @@ func findEdges(t *testing.T, dir string, patterns ...string) []*lockgraph.Edge {
 			}
 		}
 	}
-	return lockgraph.WithoutTables(edges, temps)
+	edges = lockgraph.WithoutTables(edges, temps)
+	scenarioEdges[s.name] = edges
+	return slices.Clone(edges)
 }
 
 // scenario is a directory of testdata with a schema.sql: its reported
-// cycles are replayed on a database with that schema.
+// cycles are replayed on a database set up with its SQL files.
 type scenario struct {
-	name, dir, pattern, schema string
+	name, dir, pattern string
+	// schema is the analyzer's -schema: the migrations, or schema.sql.
+	schema string
+	// setup are the SQL files that create and fill the database, in
+	// order; the last is schema.sql.
+	setup []string
 }
 
 func scenarios(t *testing.T) []scenario {
 	t.Helper()
-	out := []scenario{{name: "example", dir: "../../testdata/example", pattern: "./...", schema: "../../testdata/example/schema.sql"}}
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	example := abs("../../testdata/example/schema.sql")
+	migrations, err := filepath.Glob("../../testdata/fkschema/migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []scenario{
+		{name: "example", dir: "../../testdata/example", pattern: "./...", schema: example, setup: []string{example}},
+		{name: "fkschema", dir: "../../testdata/fkschema", pattern: "./...", schema: abs("../../testdata/fkschema/migrations"),
+			setup: append(migrations, "../../testdata/fkschema/schema.sql")},
+	}
 	dirs, err := filepath.Glob("../../testdata/corpus/*/schema.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range dirs {
-		name := filepath.Base(filepath.Dir(s))
-		out = append(out, scenario{name: name, dir: "../../testdata/corpus", pattern: "./" + name + "/...", schema: s})
+	for _, f := range dirs {
+		name := filepath.Base(filepath.Dir(f))
+		out = append(out, scenario{name: name, dir: "../../testdata/corpus", pattern: "./" + name + "/...", schema: abs(f), setup: []string{f}})
 	}
 	return out
+}
+
+// setupDB empties the scratch database and runs the scenario's SQL files.
+func setupDB(t *testing.T, db string, s scenario) {
+	t.Helper()
+	c := pgtest.Connect(t, db)
+	pgtest.Exec(t, c, "DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+	for _, f := range s.setup {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pgtest.Exec(t, c, string(text))
+	}
 }
 
 // values reads the placeholder values of a schema.sql: lines
@@ -122,23 +168,17 @@ func TestReproducersOnServer(t *testing.T) {
 	total, proved := 0, 0
 	for _, s := range scenarios(t) {
 		t.Run(s.name, func(t *testing.T) {
-			schema, err := os.ReadFile(s.schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cycles := findCycles(t, s.dir, s.pattern)
+			cycles := findCycles(t, s)
 			if len(cycles) == 0 {
 				t.Fatalf("no cycle reported: a scenario with a schema.sql is a positive one")
 			}
 			db := pgtest.ScratchDB(t)
-			given := values(t, s.schema)
+			given := values(t, s.setup[len(s.setup)-1])
 			for i, c := range cycles {
 				total++
 				sc := repro.Build(c, nil)
 				// Each cycle starts from the schema's rows.
-				setup := pgtest.Connect(t, db)
-				pgtest.Exec(t, setup, "DROP SCHEMA public CASCADE; CREATE SCHEMA public")
-				pgtest.Exec(t, setup, string(schema))
+				setupDB(t, db, s)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				out, err := pgtest.Replay(ctx, db, sc, bindAll(sc, given))
 				cancel()
@@ -184,21 +224,18 @@ func TestNegativesOnServer(t *testing.T) {
 	// The corpus's negative cases that must be found and replayed: FOR
 	// KEY SHARE against NO KEY UPDATE and FOR SHARE against FOR SHARE;
 	// NOWAIT and SKIP LOCKED; LOCK TABLE in ACCESS SHARE mode.
-	minPairs := map[string]int{"forshare": 2, "skiplocked": 2, "locktable": 1}
+	// And the foreign-key check against a non-key update of the parent.
+	minPairs := map[string]int{"forshare": 2, "skiplocked": 2, "locktable": 1, "fkschema": 1}
 	total := 0
 	for _, s := range scenarios(t) {
 		t.Run(s.name, func(t *testing.T) {
-			schema, err := os.ReadFile(s.schema)
-			if err != nil {
-				t.Fatal(err)
-			}
 			replayed := 0
 			defer func() {
 				if replayed < minPairs[s.name] {
 					t.Errorf("%d unreported pairs replayed, want at least %d", replayed, minPairs[s.name])
 				}
 			}()
-			edges := lockgraph.Dedupe(findEdges(t, s.dir, s.pattern))
+			edges := lockgraph.Dedupe(findEdges(t, s))
 			// The class cycles the analyzer reports, with those it folds
 			// into a reported one.
 			reported := map[string]bool{}
@@ -225,14 +262,12 @@ func TestNegativesOnServer(t *testing.T) {
 				return
 			}
 			db := pgtest.ScratchDB(t)
-			given := values(t, s.schema)
+			given := values(t, s.setup[len(s.setup)-1])
 			for _, p := range pairs {
 				total++
 				replayed++
 				sc := repro.Build(&lockgraph.Cycle{Steps: p[:], Severity: lockgraph.Detected, Breaker: -1}, nil)
-				setup := pgtest.Connect(t, db)
-				pgtest.Exec(t, setup, "DROP SCHEMA public CASCADE; CREATE SCHEMA public")
-				pgtest.Exec(t, setup, string(schema))
+				setupDB(t, db, s)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				out, err := pgtest.Replay(ctx, db, sc, bindAll(sc, given))
 				cancel()
