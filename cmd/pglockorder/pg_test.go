@@ -166,6 +166,7 @@ func TestReproducersOnServer(t *testing.T) {
 		t.Skip("loads and analyses every scenario; skipped with -short")
 	}
 	total, proved := 0, 0
+	byExpect := map[repro.Expect]int{}
 	for _, s := range scenarios(t) {
 		t.Run(s.name, func(t *testing.T) {
 			cycles := findCycles(t, s)
@@ -191,11 +192,13 @@ func TestReproducersOnServer(t *testing.T) {
 					continue
 				}
 				proved++
+				byExpect[sc.Expect]++
 				t.Logf("cycle %d (%s): %v", i+1, sc.Title, out)
 			}
 		})
 	}
-	t.Logf("%d of %d reported cycles ended on the server as their reproducer says", proved, total)
+	t.Logf("%d of %d reported cycles ended on the server as their reproducer says: %d deadlocks, %d deadlocks keeping a session lock, %d hangs",
+		proved, total, byExpect[repro.Deadlock], byExpect[repro.DeadlockSessionLock], byExpect[repro.Hang])
 }
 
 // check reports whether an outcome is the one a reproducer expects.
