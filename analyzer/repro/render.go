@@ -44,9 +44,10 @@ func Render(w io.Writer, n int, sc *Script) error {
 	}
 	b.WriteString("step=${PGLOCKORDER_STEP:-1}       # seconds between turns\n")
 	b.WriteString("timeout=${PGLOCKORDER_TIMEOUT:-10} # lock_timeout in seconds: ends a hang\n")
-	args := "-X -q -v step=\"$step\" -v timeout=\"$timeout\""
+	var args strings.Builder
+	args.WriteString(`-X -q -v step="$step" -v timeout="$timeout"`)
 	for _, v := range sc.Vars {
-		args += fmt.Sprintf(" -v %s=\"$%s\"", v.Name, v.Name)
+		fmt.Fprintf(&args, ` -v %s="$%s"`, v.Name, v.Name)
 	}
 	turn := map[int]int{}
 	for k, i := range sc.WaitOrder {
@@ -55,7 +56,7 @@ func Render(w io.Writer, n int, sc *Script) error {
 	for i, s := range sc.Sessions {
 		// Query results go nowhere; errors and notices, the outcome, are
 		// shown prefixed by the session's name.
-		fmt.Fprintf(&b, "\npsql %s -o /dev/null <<'SQL' 2>&1 | sed 's/^/%s: /' &\n", args, s.Name)
+		fmt.Fprintf(&b, "\npsql %s -o /dev/null <<'SQL' 2>&1 | sed 's/^/%s: /' &\n", args.String(), s.Name)
 		fmt.Fprintf(&b, "\\set lt :timeout s\nSET application_name = '%s';\nSET lock_timeout = :'lt';\n", s.Name)
 		if s.Tx {
 			b.WriteString("BEGIN;\n")

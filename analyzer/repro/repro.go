@@ -205,7 +205,7 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 			}
 		}
 	}
-	sc.WaitOrder = append(holdersFirst, waiters...)
+	sc.WaitOrder = slices.Concat(holdersFirst, waiters)
 	for name, note := range vars {
 		sc.Vars = append(sc.Vars, Var{Name: name, Note: note})
 	}

@@ -132,7 +132,7 @@ func values(t *testing.T, schema string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	vals := map[string]string{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

@@ -47,7 +47,7 @@ func ScratchDB(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", EnvDSN, err)
 	}
-	defer admin.Close(ctx)
+	defer func() { _ = admin.Close(ctx) }()
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatalf("naming the scratch database: %v", err)
@@ -64,7 +64,7 @@ func ScratchDB(t testing.TB) string {
 			t.Errorf("dropping scratch database %s: %v", name, err)
 			return
 		}
-		defer c.Close(ctx)
+		defer func() { _ = c.Close(ctx) }()
 		if _, err := c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
 			t.Errorf("dropping scratch database %s: %v", name, err)
 		}

@@ -89,7 +89,7 @@ func Replay(ctx context.Context, dsn string, sc *repro.Script, values map[string
 	if err != nil {
 		return nil, fmt.Errorf("connecting: %w", err)
 	}
-	defer admin.Close(context.Background())
+	defer func() { _ = admin.Close(context.Background()) }()
 	conns := make([]*pgx.Conn, len(sc.Sessions))
 	defer func() {
 		for _, c := range conns {
