@@ -2,15 +2,19 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
@@ -351,4 +355,59 @@ func objectPair(x, y string) string {
 		x, y = y, x
 	}
 	return x + " | " + y
+}
+
+// TestReproScriptsWithPsql runs the shell scripts -repro prints, as a user
+// would, with psql on a database set up like the scenario: each must show
+// the deadlock its header announces. (The other server tests replay the
+// same reproducers through pgx, turn by turn; this one proves the rendered
+// text.)
+func TestReproScriptsWithPsql(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	if testing.Short() {
+		t.Skip("runs psql for seconds; skipped with -short")
+	}
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("psql is not installed (.ci/run installs it with PostgreSQL)")
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scenarios(t) {
+		if s.name != "example" && s.name != "fkschema" {
+			continue
+		}
+		t.Run(s.name, func(t *testing.T) {
+			db := pgtest.ScratchDB(t)
+			dbCfg, err := pgx.ParseConfig(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			given := values(t, s.setup[len(s.setup)-1])
+			for i, c := range findCycles(t, s) {
+				setupDB(t, db, s)
+				sc := repro.Build(c, nil)
+				var script bytes.Buffer
+				if err := repro.Render(&script, i+1, sc); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command("sh", "-s")
+				cmd.Stdin = &script
+				cmd.Env = append(os.Environ(),
+					"PGHOST="+cfg.Host, "PGPORT="+strconv.Itoa(int(cfg.Port)), "PGUSER="+cfg.User,
+					"PGPASSWORD="+cfg.Password, "PGDATABASE="+dbCfg.Database, "PGLOCKORDER_TIMEOUT=5")
+				for name, v := range bindAll(sc, given) {
+					cmd.Env = append(cmd.Env, name+"="+v)
+				}
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("cycle %d: sh: %v\n%s", i+1, err, out)
+				}
+				if n := strings.Count(string(out), "ERROR:  deadlock detected"); n != 1 || sc.Expect != repro.Deadlock {
+					t.Errorf("cycle %d (%s): %d deadlock errors, want 1 (%v)\n%s", i+1, sc.Title, n, sc.Expect, out)
+				}
+			}
+		})
+	}
 }
