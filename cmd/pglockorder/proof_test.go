@@ -68,4 +68,7 @@ func TestReproFlag(t *testing.T) {
 	if i, j := strings.Index(out, "lock-order inversion"), strings.Index(out, "#!/bin/sh"); i < 0 || j < i {
 		t.Errorf("the reproducers should follow the findings:\n%s", out)
 	}
+	if _, _, code := runTool(t, dir, bin, "-repro", "-json", "./..."); code != exitUsage {
+		t.Errorf("-repro -json: exit code %d, want %d", code, exitUsage)
+	}
 }

@@ -73,6 +73,10 @@ Flags:
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
+	if *reproOut && *jsonOut {
+		fmt.Fprintln(stderr, "pglockorder: -repro prints shell scripts: it cannot be combined with -json")
+		return exitUsage
+	}
 	if *maxCycle < 2 || *maxCycle > 12 {
 		fmt.Fprintln(stderr, "pglockorder: -maxcycle must be between 2 and 12")
 		return exitUsage
