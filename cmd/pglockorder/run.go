@@ -51,6 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		debug    = fs.Bool("debug", false, "print why SQL was skipped")
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
 		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
+		reproOut = fs.Bool("repro", false, reproUsage)
+		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates")
 	)
 	var g gate // output formats, baseline, graphs (gate.go)
 	g.register(fs)
@@ -81,6 +83,10 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitUsage
 	}
+	if *reproOut && (*jsonOut || g.format != "text") {
+		fmt.Fprintln(stderr, "pglockorder: -repro prints shell scripts: it cannot be combined with -json or -format")
+		return exitUsage
+	}
 	if *maxCycle < 2 || *maxCycle > 12 {
 		fmt.Fprintln(stderr, "pglockorder: -maxcycle must be between 2 and 12")
 		return exitUsage
@@ -90,6 +96,7 @@ Flags:
 		"maxcycle":     strconv.Itoa(*maxCycle),
 		"debug":        strconv.FormatBool(*debug),
 		"disable":      *disable,
+		"schema":       *schema,
 	} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
@@ -192,6 +199,12 @@ Flags:
 	if err := g.write(stdout, findings); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitError
+	}
+	if *reproOut {
+		if err := printRepro(stdout, cycles, rel); err != nil {
+			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+			return exitError
+		}
 	}
 	switch {
 	case failed:
