@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
-	"github.com/pglockorder/pglockorder/internal/pgtest"
+	"github.com/pglockorder/pglockorder/analyzer/pgtest"
 )
 
 // lockStmt is a statement that takes one lock of the matrix under test on

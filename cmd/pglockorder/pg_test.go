@@ -20,7 +20,7 @@ import (
 	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/repro"
-	"github.com/pglockorder/pglockorder/internal/pgtest"
+	"github.com/pglockorder/pglockorder/analyzer/pgtest"
 )
 
 // findCycles runs the whole-program analysis of s, as run does with
