@@ -117,7 +117,12 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	conj := conjuncts(p.where)
 	var eq []string
 	eqParams := map[int]bool{}
+	firstParam := map[string]int{}
 	why := ""
+	// A schema that knows the table decides which columns are keys; the
+	// naming convention stands in for it otherwise.
+	schema := current.Load()
+	known := schema.lookup(table) != nil
 	for _, c := range conj {
 		col, param, kind := comparison(c, ref, p.joined)
 		switch kind {
@@ -127,7 +132,10 @@ func (p predicate) rowSet(table, ref string) RowSet {
 			}
 			eq = append(eq, col)
 			eqParams[param] = true
-			if isKeyColumn(table, col) {
+			if _, ok := firstParam[col]; !ok {
+				firstParam[col] = param
+			}
+			if !known && isKeyColumn(table, col) {
 				rs.KeyColumn, rs.KeyParam = col, param
 			}
 		case cmpAny:
@@ -141,7 +149,22 @@ func (p predicate) rowSet(table, ref string) RowSet {
 		}
 	}
 	slices.Sort(eq)
-	rs.EqColumns = strings.Join(slices.Compact(eq), ",")
+	eq = slices.Compact(eq)
+	rs.EqColumns = strings.Join(eq, ",")
+	if known && schema.IsSingleRow(table, eq) {
+		// The equalities cover a primary key or unique constraint; name
+		// the key by its first column for messages and keys.
+		for _, col := range eq {
+			if schema.IsKeyColumn(table, col) {
+				rs.KeyColumn, rs.KeyParam = col, firstParam[col]
+				break
+			}
+		}
+		if rs.KeyColumn == "" {
+			rs.KeyColumn = eq[0]
+		}
+		return rs
+	}
 	if rs.KeyColumn != "" {
 		return rs
 	}

@@ -123,3 +123,34 @@ func TestIsKeyColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestRowSetsWithSchema checks that a schema decides which equalities pick
+// one row: its keys replace the naming convention for the tables it knows.
+func TestRowSetsWithSchema(t *testing.T) {
+	UseSchema(loadTestSchema(t))
+	t.Cleanup(func() { UseSchema(nil) })
+	tests := []struct {
+		sql  string
+		want []string
+	}{
+		{"SELECT * FROM orders WHERE code = $1 FOR UPDATE", []string{"orders one key=code/$1"}},
+		{"SELECT * FROM customers WHERE email = $2 FOR UPDATE", []string{"customers one key=email/$2"}},
+		{"SELECT * FROM order_items WHERE order_id = $1 AND line = $2 FOR UPDATE", []string{"order_items one key=line/$2"}},
+		// Part of a composite key: several rows.
+		{"SELECT * FROM order_items WHERE order_id = $1 FOR UPDATE", []string{"order_items multi(equality on order_id, not a key) key=/$1"}},
+		// The schema says orders.customer_id is no key, whatever its name.
+		{"SELECT * FROM orders WHERE customer_id = $1 FOR UPDATE", []string{"orders multi(equality on customer_id, not a key) key=/$1"}},
+		// A table the schema does not know: the convention.
+		{"SELECT * FROM accounts WHERE account_id = $1 FOR UPDATE", []string{"accounts one key=account_id/$1"}},
+	}
+	for _, tt := range tests {
+		a := Analyze(tt.sql)
+		if a.Err != nil {
+			t.Errorf("Analyze(%q): %v", tt.sql, a.Err)
+			continue
+		}
+		if got := renderRows(a.Effects); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("Analyze(%q) rows =\n\t%q\nwant\n\t%q", tt.sql, got, tt.want)
+		}
+	}
+}
