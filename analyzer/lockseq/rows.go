@@ -120,13 +120,46 @@ func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
 			return o + "." + fieldName(x.X.Type(), x.Field)
 		}
 	case *ssa.UnOp:
-		if addr, ok := x.X.(*ssa.FieldAddr); ok && x.Op == token.MUL {
+		if x.Op != token.MUL {
+			break
+		}
+		switch addr := x.X.(type) {
+		case *ssa.FieldAddr:
 			if o := fa.origin(addr.X, depth+1); o != "" {
 				return o + "." + fieldName(addr.X.Type(), addr.Field)
 			}
+		case *ssa.FreeVar:
+			// A variable a closure captures by reference: named like
+			// the free variable itself.
+			return fa.origin(addr, depth+1)
+		case *ssa.Alloc:
+			return fa.origin(addr, depth+1)
+		}
+	case *ssa.Alloc:
+		// A local variable (a parameter the function takes the address
+		// of, a struct parameter held by value) stored to once.
+		if st := onlyStore(x, nil); st != nil {
+			return fa.origin(st.Val, depth+1)
 		}
 	}
 	return ""
+}
+
+// fieldValue returns the value stored into field of a struct literal (a
+// local built field by field, then loaded: db.Params{ID: from}), or nil.
+func fieldValue(v ssa.Value, field string) ssa.Value {
+	load, ok := stripConversions(v).(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	a, ok := load.X.(*ssa.Alloc)
+	if !ok {
+		return nil
+	}
+	if st := onlyStore(a, []string{field}); st != nil {
+		return st.Val
+	}
+	return nil
 }
 
 // mapKey maps a callee's key origin to this function's terms at a call
@@ -140,6 +173,18 @@ func (fa *fnAnalysis) mapKey(key string, vals []ssa.Value) string {
 		return ""
 	}
 	o := fa.origin(vals[n], 0)
+	if o == "" && rest != "" {
+		// A field of a struct the caller builds for the call
+		// (sqlc's Params structs).
+		field, more, _ := strings.Cut(rest, ".")
+		if fv := fieldValue(vals[n], field); fv != nil {
+			o = fa.origin(fv, 0)
+			if o != "" && more != "" {
+				o += "." + more
+			}
+			return o
+		}
+	}
 	if o == "" || rest == "" {
 		return o
 	}
@@ -271,10 +316,16 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 		return
 	}
 	for _, o := range held {
-		// Both rows locked before by one statement over several rows
-		// (SELECT ... WHERE id IN ($1, $2) ORDER BY id FOR UPDATE).
+		// W's row may be locked already, in a mode that covers it: by a
+		// statement over several rows (WHERE id IN ($1, $2) ORDER BY id
+		// FOR UPDATE), by one whose key the code computed (min(a, b)),
+		// or by one with W's own key. W then waits for nothing.
 		O := fa.events[o]
-		if O.Rows.Multi && O.Lock.Class == W.Lock.Class && sameConn(O.Conn, W.Conn) && lockgraph.Covers(O.Lock.Mode, W.Lock.Mode) {
+		if o == h || O.Lock.Class != W.Lock.Class || !sameConn(O.Conn, W.Conn) && O.Tx != W.Tx ||
+			!lockgraph.Covers(O.Lock.Mode, W.Lock.Mode) {
+			continue
+		}
+		if O.Rows.Multi || O.Rows.Key == "" || O.Rows.Key == kw {
 			return
 		}
 	}

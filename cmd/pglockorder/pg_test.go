@@ -19,8 +19,8 @@ import (
 
 	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/repro"
 	"github.com/pglockorder/pglockorder/analyzer/pgtest"
+	"github.com/pglockorder/pglockorder/analyzer/repro"
 )
 
 // findCycles runs the whole-program analysis of s, as run does with
