@@ -147,7 +147,21 @@ func (fa *fnAnalysis) sliceOrder(coll ssa.Value) string {
 		return ""
 	}
 	switch x := root.(type) {
-	case *ssa.Parameter, *ssa.FreeVar:
+	case *ssa.FreeVar:
+		// A closure's captured slice: its order is whatever the
+		// enclosing function made of it.
+		parent, b, ok := boundValue(x)
+		if parent == nil {
+			return "the slice " + x.Name() + " in the order the caller passes it"
+		}
+		if !ok {
+			return ""
+		}
+		if over := (&fnAnalysis{fn: parent}).sliceOrder(b); over != "" {
+			return strings.Replace(over, "the slice "+b.Name()+" ", "the slice "+x.Name()+" ", 1)
+		}
+		return ""
+	case *ssa.Parameter:
 		return "the slice " + x.Name() + " in the order the caller passes it"
 	case *ssa.Field, *ssa.UnOp:
 		if o := fa.origin(x, 0); callerChosen(o) {
@@ -172,6 +186,23 @@ func sliceRoot(v ssa.Value) ssa.Value {
 		switch x := stripConversions(v).(type) {
 		case *ssa.Slice:
 			v = x.X
+		case *ssa.UnOp:
+			// A variable captured by a closure lives in memory: its
+			// loads are the variable (its one value, if stored once).
+			switch addr := x.X.(type) {
+			case *ssa.FreeVar:
+				return addr
+			case *ssa.Alloc:
+				if _, isArray := deref(addr.Type()).Underlying().(*types.Array); isArray {
+					return x
+				}
+				if st := onlyStore(addr, nil); st != nil {
+					v = st.Val
+					continue
+				}
+				return addr
+			}
+			return x
 		default:
 			return x
 		}
@@ -234,8 +265,19 @@ func isSortFunc(f *ssa.Function) bool {
 	if obj := f.Object(); obj != nil && obj.Pkg() != nil {
 		pkg = obj.Pkg().Path()
 	}
-	name := f.Name()
-	return (pkg == "sort" || pkg == "slices") && strings.Contains(name, "Sort") && !strings.HasPrefix(name, "IsSorted")
+	switch pkg {
+	case "sort":
+		switch f.Name() {
+		case "Sort", "Stable", "Slice", "SliceStable", "Strings", "Ints", "Float64s":
+			return true
+		}
+	case "slices":
+		switch f.Name() {
+		case "Sort", "SortFunc", "SortStableFunc", "Sorted", "SortedFunc", "SortedStableFunc":
+			return true
+		}
+	}
+	return false
 }
 
 // literalOfCallerValues reports whether the array behind a slice literal

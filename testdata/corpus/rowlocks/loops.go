@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=71"
+package rowlocks // want package:"sql=true edges=76"
 
 import (
 	"context"

@@ -2,7 +2,10 @@ package rowlocks
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"slices"
+	"sort"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -172,4 +175,88 @@ func lockThenWrite(ctx context.Context, tx pgx.Tx, from, to int64) error {
 	}
 	_, err := tx.Exec(ctx, "UPDATE purses SET n = n + 1 WHERE id = $1", to)
 	return err
+}
+
+// linkSwapped orders the keys before the closure captures them.
+func linkSwapped(ctx context.Context, pool *pgxpool.Pool, a, b int64) error {
+	if a > b {
+		a, b = b, a
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "UPDATE purses SET linked = true WHERE id = $1", a); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "UPDATE purses SET linked = true WHERE id = $1", b)
+		return err
+	})
+}
+
+// linkMinMax computes the order outside the closure.
+func linkMinMax(ctx context.Context, pool *pgxpool.Pool, a, b int64) error {
+	lo, hi := min(a, b), max(a, b)
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "UPDATE purses SET linked = true WHERE id = $1", lo); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "UPDATE purses SET linked = true WHERE id = $1", hi)
+		return err
+	})
+}
+
+// reserveSorted sorts with sort.Slice before the closure.
+func reserveSorted(ctx context.Context, pool *pgxpool.Pool, lines []orderLine) error {
+	sort.Slice(lines, func(i, j int) bool { return lines[i].ItemID < lines[j].ItemID })
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		for _, l := range lines {
+			if _, err := tx.Exec(ctx, "UPDATE stock SET qty = qty - $2 WHERE id = $1", l.ItemID, l.Qty); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+type tagRequest struct {
+	TagIDs         []int64 `json:"tag_ids"`
+	From, To, Gift int64
+}
+
+// tagHandler locks rows in the order a client's JSON lists them.
+func tagHandler(pool *pgxpool.Pool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req tagRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			return
+		}
+		ctx := r.Context()
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			return
+		}
+		defer tx.Rollback(ctx)
+		for _, id := range req.TagIDs {
+			if _, err := tx.Exec(ctx, "UPDATE tags SET uses = uses + 1 WHERE id = $1", id); err != nil { // want `lock order set by a loop: rows of tags \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over the slice req.TagIDs`
+				return
+			}
+		}
+		_ = tx.Commit(ctx)
+	}
+}
+
+// giftHandler moves points between two accounts a client names.
+func giftHandler(pool *pgxpool.Pool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req tagRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			return
+		}
+		ctx := r.Context()
+		_ = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "UPDATE points SET n = n - $2 WHERE id = $1", req.From, req.Gift); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "UPDATE points SET n = n + $2 WHERE id = $1", req.To, req.Gift) // want `row order chosen by the caller: rowlocks.giftHandler.func1.func1 locks two rows of points, first the one keyed by req.From, then the one keyed by req.To`
+			return err
+		})
+	}
 }
