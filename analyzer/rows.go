@@ -47,7 +47,13 @@ func OrderMismatches(locks []lockseq.OrderedLock) []Mismatch {
 // mismatches between its ordered locks and those of the packages it
 // imports. It returns the ordered locks to pass on in the package fact.
 func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.OrderedLock) []lockseq.OrderedLock {
+	migration := isMigrationPackage(pass.Pkg.Path())
 	for _, f := range an.Rows {
+		if migration {
+			// A migration runs once, under its tool's lock: no second
+			// execution of the same code runs beside it.
+			continue
+		}
 		emit(pass, analysis.Diagnostic{Pos: f.Pos, Category: report.RowCategory(f), Message: report.RowMessage(f, report.Options{Rel: moduleRelative})})
 	}
 	all := slices.Concat(imported, an.Ordered)
@@ -78,4 +84,18 @@ func compatibleOrders(a, b string) bool {
 		a, b = b, a
 	}
 	return a == b || strings.HasPrefix(b, a+", ")
+}
+
+// isMigrationPackage reports whether a package holds schema migrations
+// (an element of its path is migrate, migration or migrations, as in
+// db/migrations or internal/migrate): code that a migration tool runs one
+// step at a time, never twice at once.
+func isMigrationPackage(path string) bool {
+	for elem := range strings.SplitSeq(path, "/") {
+		switch strings.ToLower(elem) {
+		case "migrate", "migration", "migrations", "migrator":
+			return true
+		}
+	}
+	return false
 }

@@ -46,3 +46,17 @@ func TestOrderMismatches(t *testing.T) {
 		})
 	}
 }
+
+func TestIsMigrationPackage(t *testing.T) {
+	for path, want := range map[string]bool{
+		"github.com/concourse/concourse/atc/db/migration/migrations": true,
+		"example.com/app/internal/migrate":                           true,
+		"example.com/app/db/Migrations":                              true,
+		"example.com/app/store":                                      false,
+		"example.com/app/migrationsutil":                             false,
+	} {
+		if got := isMigrationPackage(path); got != want {
+			t.Errorf("isMigrationPackage(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
