@@ -217,7 +217,7 @@ const (
 // value, if it is a parameter).
 func comparison(c *pg_query.Node, ref string, joined bool) (col string, param int, kind cmpKind) {
 	if sl := c.GetSubLink(); sl != nil && sl.GetSubLinkType() == pg_query.SubLinkType_ANY_SUBLINK {
-		if _, ok := columnOf(sl.GetTestexpr(), ref, joined); ok {
+		if anyColumnOf(sl.GetTestexpr(), ref, joined) {
 			return "", 0, cmpInQuery
 		}
 		return "", 0, cmpOther
@@ -261,6 +261,9 @@ func comparison(c *pg_query.Node, ref string, joined bool) (col string, param in
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		name, ok := columnOf(e.GetLexpr(), ref, joined)
 		if !ok {
+			if op == "=" && anyColumnOf(e.GetLexpr(), ref, joined) {
+				return "", 0, cmpIn // (a, b) IN ((1, 2), (3, 4))
+			}
 			return "", 0, cmpOther
 		}
 		if items := e.GetRexpr().GetList().GetItems(); len(items) == 1 && op == "=" {
@@ -312,6 +315,22 @@ func columnOf(n *pg_query.Node, ref string, joined bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// anyColumnOf reports whether n is a column of ref, or a row constructor
+// ((task_id, inserted_at) IN (SELECT ...)) with one.
+func anyColumnOf(n *pg_query.Node, ref string, joined bool) bool {
+	if _, ok := columnOf(n, ref, joined); ok {
+		return true
+	}
+	if r := n.GetRowExpr(); r != nil {
+		for _, a := range r.GetArgs() {
+			if _, ok := columnOf(a, ref, joined); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // refersTo reports whether expression n mentions a column of ref (or any

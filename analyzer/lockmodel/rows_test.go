@@ -74,6 +74,8 @@ func TestRowSets(t *testing.T) {
 		{"UPDATE accounts SET n = n + 1 WHERE id = $3", []string{"accounts one key=id/$3"}},
 		{"UPDATE accounts SET n = 0 WHERE id = ANY($1)", []string{"accounts multi(= ANY(...))"}},
 		{"DELETE FROM accounts WHERE id IN (SELECT id FROM old)", []string{"accounts multi(IN (sub-query))"}},
+		{"DELETE FROM items WHERE (task_id, retry) IN (SELECT t, r FROM input)", []string{"items multi(IN (sub-query))"}},
+		{"DELETE FROM items WHERE (task_id, retry) IN (($1, $2), ($3, $4))", []string{"items multi(IN (...))"}},
 		{"UPDATE accounts a SET n = 0 FROM moves m WHERE a.id = m.account_id", []string{"accounts multi(a join)"}},
 		{"DELETE FROM sessions", []string{"sessions multi(no WHERE clause)"}},
 		{"INSERT INTO c (k, n) VALUES ($1, 1) ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c one"}},
