@@ -207,7 +207,9 @@ func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	op := sqlsite.Classify(c)
 	switch op.Kind {
 	case sqlsite.Query:
+		fa.via = op.Via // the library call that ran a statement it built, if any
 		fa.query(site, fa.handleOf(op.Recv), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
+		fa.via = ""
 	case sqlsite.Commit, sqlsite.Rollback:
 		if !isSavepoint(op.Recv) {
 			fa.endTx(fa.handleOf(op.Recv), st)
@@ -343,7 +345,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 	if !sum.Empty() {
 		// The callback's first parameter is the transaction.
 		bind := func(i int, path []string) (Handle, bool) {
-			if i == 0 && len(path) == 0 {
+			if i == op.FuncTx && len(path) == 0 {
 				return tx, true
 			}
 			return fa.bindArg(nil, bindings, numParams(callee), i, path)

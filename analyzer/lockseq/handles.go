@@ -183,6 +183,8 @@ func (fa *fnAnalysis) callResult(c *ssa.Call, index int, path []string) Handle {
 		case sqlsite.Acquire:
 			r := fa.localRef(c)
 			return Handle{Ref: r, Kind: sqlsite.Conn, Conn: r}
+		case sqlsite.Chain:
+			return fa.handleOf(op.Recv) // an ORM builder bound to its handle
 		}
 	}
 	if op.Kind != sqlsite.NoOp {

@@ -1,0 +1,458 @@
+package sqlsite
+
+import (
+	"go/constant"
+	"go/types"
+	"reflect"
+	"strings"
+	"unicode"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+)
+
+// This file holds what the models of the ORMs and query builders (sqlx,
+// GORM, bun, squirrel) share. Their calls are recognised by package path and
+// method name; their bodies are never analysed. A chain that builds a query
+// (db.Model(&job).Clauses(clause.Locking{Strength: "UPDATE"}).First(&job))
+// becomes a Query operation whose text is an equivalent canonical statement
+// (SELECT * FROM jobs FOR UPDATE), so the lock model sees what the library
+// sends to the server.
+
+// maxChain bounds the length of a builder chain followed back from its end.
+const maxChain = 32
+
+// link is one method call of a builder chain.
+type link struct {
+	name string
+	args []ssa.Value // without the receiver
+}
+
+// staticFunc returns the function a call statically calls, or nil.
+func staticFunc(c *ssa.CallCommon) *types.Func {
+	if c.IsInvoke() {
+		return nil
+	}
+	callee := c.StaticCallee()
+	if callee == nil {
+		return nil
+	}
+	if callee.Origin() != nil {
+		callee = callee.Origin()
+	}
+	fn, _ := callee.Object().(*types.Func)
+	return fn
+}
+
+// chainOf walks back from v through the calls that isLink accepts, each one
+// a method of the previous call's result. It returns the value the chain
+// starts from and the links in call order.
+func chainOf(v ssa.Value, isLink func(*types.Func) bool) (ssa.Value, []link) {
+	var links []link
+	for range maxChain {
+		c, ok := v.(*ssa.Call)
+		if !ok {
+			break
+		}
+		fn := staticFunc(&c.Call)
+		if fn == nil || fn.Signature().Recv() == nil || len(c.Call.Args) == 0 || !isLink(fn) {
+			break
+		}
+		links = append(links, link{name: fn.Name(), args: c.Call.Args[1:]})
+		v = c.Call.Args[0]
+	}
+	for i, j := 0, len(links)-1; i < j; i, j = i+1, j-1 {
+		links[i], links[j] = links[j], links[i]
+	}
+	return v, links
+}
+
+// sameTypeLink accepts methods of package pkg whose first result has the
+// receiver's type: the builder methods that return the builder.
+func sameTypeLink(pkg string, except ...string) func(*types.Func) bool {
+	return func(fn *types.Func) bool {
+		if fn.Pkg() == nil || fn.Pkg().Path() != pkg {
+			return false
+		}
+		for _, e := range except {
+			if fn.Name() == e {
+				return false
+			}
+		}
+		sig := fn.Signature()
+		return sig.Results().Len() > 0 && types.Identical(sig.Results().At(0).Type(), sig.Recv().Type())
+	}
+}
+
+// constString returns the constant string value v holds, looking through
+// conversions to interfaces.
+func constString(v ssa.Value) (string, bool) {
+	for {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+			continue
+		case *ssa.ChangeType:
+			v = x.X
+			continue
+		case *ssa.Const:
+			if x.Value != nil && x.Value.Kind() == constant.String {
+				return constant.StringVal(x.Value), true
+			}
+		}
+		return "", false
+	}
+}
+
+// constStrings returns the constant strings of a variadic argument.
+func constStrings(v ssa.Value) []string {
+	elems, ok := variadicElems(v)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, e := range elems {
+		if s, ok := constString(e); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// structFields returns the constant string fields of a struct value built
+// as a composite literal (clause.Locking{Strength: "UPDATE"}), by name.
+func structFields(v ssa.Value) map[string]string {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	load, ok := v.(*ssa.UnOp)
+	if !ok {
+		return nil
+	}
+	alloc, ok := load.X.(*ssa.Alloc)
+	if !ok {
+		return nil
+	}
+	st, ok := alloc.Type().(*types.Pointer).Elem().Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for _, ref := range *alloc.Referrers() {
+		fa, ok := ref.(*ssa.FieldAddr)
+		if !ok || fa.X != alloc {
+			continue
+		}
+		for _, r2 := range *fa.Referrers() {
+			if s, ok := r2.(*ssa.Store); ok && s.Addr == fa {
+				if c, ok := constString(s.Val); ok {
+					out[st.Field(fa.Field).Name()] = c
+				}
+			}
+		}
+	}
+	return out
+}
+
+// modelType returns the struct type a model argument stands for (&job,
+// &jobs, []*Job{}): the named type under pointers and slices.
+func modelType(v ssa.Value) *types.Named {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	t := v.Type()
+	for range 4 {
+		switch u := types.Unalias(t).(type) {
+		case *types.Pointer:
+			t = u.Elem()
+			continue
+		case *types.Slice:
+			t = u.Elem()
+			continue
+		case *types.Named:
+			if _, ok := u.Underlying().(*types.Struct); ok {
+				return u
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// tableNameMethod returns the constant a model's TableName() method
+// returns (GORM's and xorm's way to override the default name).
+func tableNameMethod(prog *ssa.Program, t *types.Named) (string, bool) {
+	if prog == nil {
+		return "", false
+	}
+	for _, recv := range []types.Type{t, types.NewPointer(t)} {
+		sel := prog.MethodSets.MethodSet(recv).Lookup(t.Obj().Pkg(), "TableName")
+		if sel == nil {
+			continue
+		}
+		fn := prog.MethodValue(sel)
+		if fn == nil {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(ret.Results) == 1 {
+				if s, ok := constString(ret.Results[0]); ok {
+					return s, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// defaultTableName is the name GORM's and bun's default naming strategies
+// give a model type: its name in snake_case, pluralised.
+func defaultTableName(name string) string {
+	return plural(snakeCase(name))
+}
+
+// snakeCase turns a Go name into snake_case, keeping initialisms together
+// (HTTPRequest becomes http_request).
+func snakeCase(s string) string {
+	rs := []rune(s)
+	var b strings.Builder
+	for i, r := range rs {
+		if unicode.IsUpper(r) {
+			if i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) ||
+				i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// irregular plurals of the inflection library GORM and bun use, for words
+// likely in table names.
+var irregular = map[string]string{
+	"person": "people", "man": "men", "woman": "women", "child": "children",
+	"mouse": "mice", "status": "statuses", "data": "data", "info": "info",
+	"news": "news", "series": "series", "equipment": "equipment",
+}
+
+// plural pluralises the last word of a snake_case name with the common
+// English rules.
+func plural(s string) string {
+	head, last := "", s
+	if i := strings.LastIndexByte(s, '_'); i >= 0 {
+		head, last = s[:i+1], s[i+1:]
+	}
+	if p, ok := irregular[last]; ok {
+		return head + p
+	}
+	switch {
+	case strings.HasSuffix(last, "s") || strings.HasSuffix(last, "x") || strings.HasSuffix(last, "z") ||
+		strings.HasSuffix(last, "ch") || strings.HasSuffix(last, "sh"):
+		return s + "es"
+	case strings.HasSuffix(last, "y") && len(last) > 1 && !strings.ContainsRune("aeiou", rune(last[len(last)-2])):
+		return s[:len(s)-1] + "ies"
+	}
+	return s + "s"
+}
+
+// structTag returns the value of key in the tag of t's field of type
+// fieldPkg.fieldType (bun's `bun:"table:jobs"` on bun.BaseModel).
+func structTag(t *types.Named, fieldPkg, fieldType, key string) (string, bool) {
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return "", false
+	}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if pkg, name, ok := namedPath(f.Type()); ok && pkg == fieldPkg && name == fieldType {
+			v, ok := reflect.StructTag(st.Tag(i)).Lookup(key)
+			return v, ok
+		}
+	}
+	return "", false
+}
+
+// progOf returns the program that one of the values belongs to.
+func progOf(vs ...ssa.Value) *ssa.Program {
+	for _, v := range vs {
+		if v == nil {
+			continue
+		}
+		if fn := v.Parent(); fn != nil {
+			return fn.Prog
+		}
+	}
+	return nil
+}
+
+// statement is a query a builder chain builds, in parts.
+type statement struct {
+	verb   string // SELECT, UPDATE, DELETE, INSERT
+	table  string
+	where  []string
+	set    string // the column an UPDATE sets, if known
+	suffix []string
+	raw    string // a raw SQL text (GORM's Raw, bun's NewRaw)
+}
+
+// sql renders the statement as PostgreSQL text. WHERE conditions that do
+// not parse (a GORM struct condition, a dialect's quoting) are dropped
+// rather than losing the statement and its locks.
+func (s *statement) sql() (string, bool) {
+	if s.raw != "" {
+		return s.raw, true
+	}
+	if s.table == "" {
+		return "", false
+	}
+	var b strings.Builder
+	switch s.verb {
+	case "SELECT":
+		b.WriteString("SELECT * FROM " + s.table)
+	case "UPDATE":
+		col := s.set
+		if col == "" {
+			col = "updated_at"
+		}
+		b.WriteString("UPDATE " + s.table + " SET " + col + " = DEFAULT")
+	case "DELETE":
+		b.WriteString("DELETE FROM " + s.table)
+	case "INSERT":
+		return "INSERT INTO " + s.table + " DEFAULT VALUES", true
+	default:
+		return "", false
+	}
+	head := b.String()
+	tail := ""
+	if len(s.suffix) > 0 {
+		tail = " " + strings.Join(s.suffix, " ")
+	}
+	if len(s.where) > 0 {
+		full := head + " WHERE (" + strings.Join(s.where, ") AND (") + ")" + tail
+		if lockmodel.Analyze(full).Err == nil {
+			return full, true
+		}
+	}
+	return head + tail, true
+}
+
+// builtQuery returns a Query operation on handle recv that runs the
+// statement, or false when the chain did not say enough to render it.
+func builtQuery(op Op, recv ssa.Value, st *statement, via string) (Op, bool) {
+	text, ok := st.sql()
+	if !ok || recv == nil {
+		return op, false
+	}
+	op.Kind = Query
+	op.Recv = recv
+	op.RecvKind = KindOf(recv.Type())
+	op.Query = len(op.Args)
+	op.Params = -1
+	op.Args = append(append([]ssa.Value(nil), op.Args...), ssa.NewConst(constant.MakeString(text), types.Typ[types.String]))
+	op.Via = via
+	return op, true
+}
+
+// libraryKind is the handle kind of a library's handle type.
+func libraryKind(t types.Type) HandleKind {
+	pkg, name, ok := namedPath(t)
+	if !ok {
+		return NotHandle
+	}
+	switch pkg {
+	case pkgSqlx:
+		return sqlxKind(name)
+	case pkgBun:
+		return bunKind(name)
+	case pkgGorm:
+		if name == "DB" {
+			return Maybe
+		}
+	}
+	return NotHandle
+}
+
+// classifyLibrary dispatches a call to a method or function of a modelled
+// library to its model.
+func classifyLibrary(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+	switch fn.Pkg().Path() {
+	case pkgSqlx:
+		return classifySqlx(op, fn, recv)
+	case pkgGorm:
+		return classifyGorm(op, fn, recv)
+	case pkgBun:
+		return classifyBun(op, fn, recv)
+	case pkgSquirrel:
+		return classifySquirrel(op, fn, recv)
+	}
+	return op, false
+}
+
+// isLibraryPackage reports whether path is a package of a modelled
+// library (or one of its sub-packages, such as gorm.io/gorm/clause).
+func isLibraryPackage(path string) bool {
+	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, "gorm.io/driver"} {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrapEmbedded returns, for the receiver of a database/sql method
+// promoted from a library handle that embeds *sql.DB or *sql.Tx (sqlx.DB,
+// bun.Tx), the library handle itself: db.Exec and db.Get then run on the
+// same handle, and tx.Commit ends the transaction tx.Get ran in.
+func unwrapEmbedded(recv ssa.Value) ssa.Value {
+	var (
+		x     ssa.Value
+		field int
+	)
+	switch v := recv.(type) {
+	case *ssa.UnOp:
+		fa, ok := v.X.(*ssa.FieldAddr)
+		if !ok {
+			return recv
+		}
+		x, field = fa.X, fa.Field
+	case *ssa.Field:
+		x, field = v.X, v.Field
+	default:
+		return recv
+	}
+	st := structOfType(x.Type())
+	if st == nil || field >= st.NumFields() || !st.Field(field).Embedded() || libraryKind(x.Type()) == NotHandle {
+		return recv
+	}
+	return x
+}
+
+// structOfType returns the struct type of t, through one pointer.
+func structOfType(t types.Type) *types.Struct {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	s, _ := t.Underlying().(*types.Struct)
+	return s
+}
+
+// library resolves the text a library call returns: the query it was
+// given, with only its bind markers changed (sqlx's Rebind and In), or the
+// statement a builder renders (squirrel's ToSql).
+func (r *resolver) library(c *ssa.Call, depth int) (Text, bool) {
+	fn := staticFunc(&c.Call)
+	if fn == nil {
+		return Text{}, false
+	}
+	if i, ok := sqlxPassThrough(fn); ok && i < len(c.Call.Args) {
+		return r.resolve(c.Call.Args[i], depth+1), true
+	}
+	if s, ok := squirrelToSQL(c); ok {
+		return Text{SQL: []string{s}}, true
+	}
+	return Text{}, false
+}

@@ -1,0 +1,138 @@
+package sqlsite
+
+import (
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// pkgSquirrel is Masterminds/squirrel, a query builder: a chain of value
+// methods (From, Where, Suffix, ...) describes the statement, which runs
+// on the handle given to RunWith (QueryRow, Exec, ...) or is rendered by
+// ToSql for a driver call.
+const pkgSquirrel = "github.com/Masterminds/squirrel"
+
+// squirrelStart maps the constructors to the statement they build.
+var squirrelStart = map[string]string{
+	"Select": "SELECT", "Update": "UPDATE", "Delete": "DELETE", "Insert": "INSERT", "Replace": "INSERT",
+}
+
+// squirrelRun lists the builder methods that run the statement.
+var squirrelRun = map[string]bool{
+	"Exec": true, "Query": true, "QueryRow": true, "Scan": true,
+	"ExecContext": true, "QueryContext": true, "QueryRowContext": true, "ScanContext": true,
+}
+
+func isSquirrelLink(fn *types.Func) bool { return sameTypeLink(pkgSquirrel)(fn) }
+
+// classifySquirrel models a builder method that runs the statement on the
+// runner given to RunWith.
+func classifySquirrel(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+	if recv == nil || !squirrelRun[fn.Name()] {
+		return op, false
+	}
+	st, runner, ok := squirrelStatement(recv)
+	if !ok || runner == nil {
+		return op, false
+	}
+	return builtQuery(op, runner, st, "squirrel "+strings.ToLower(st.verb)+" builder's "+fn.Name())
+}
+
+// squirrelToSQL renders the statement of a builder whose ToSql is called
+// (sql, args, err := q.ToSql()).
+func squirrelToSQL(call *ssa.Call) (string, bool) {
+	fn := staticFunc(&call.Call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgSquirrel || fn.Name() != "ToSql" || len(call.Call.Args) == 0 {
+		return "", false
+	}
+	st, _, ok := squirrelStatement(call.Call.Args[0])
+	if !ok {
+		return "", false
+	}
+	return st.sql()
+}
+
+// squirrelStatement reconstructs the statement a builder value describes,
+// and the runner it was given, if any.
+func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
+	root, links := chainOf(v, isSquirrelLink)
+	start, ok := root.(*ssa.Call)
+	if !ok {
+		return nil, nil, false
+	}
+	fn := staticFunc(&start.Call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgSquirrel {
+		return nil, nil, false
+	}
+	verb := squirrelStart[fn.Name()]
+	if verb == "" {
+		return nil, nil, false
+	}
+	args := start.Call.Args
+	var runner ssa.Value
+	if fn.Signature().Recv() != nil {
+		// StatementBuilder.RunWith(db).Select(...): the statement
+		// builder's own chain may carry the runner.
+		_, pre := chainOf(args[0], isSquirrelLink)
+		for _, l := range pre {
+			if l.name == "RunWith" {
+				runner = l.args[0]
+			}
+		}
+		args = args[1:]
+	}
+	st := &statement{verb: verb}
+	if verb != "SELECT" && len(args) > 0 {
+		st.table, _ = constString(args[0])
+		st.table = firstWord(st.table)
+	}
+	for _, l := range links {
+		switch l.name {
+		case "From", "Into", "Table":
+			if s, ok := constString(l.args[0]); ok {
+				st.table = firstWord(s)
+			}
+		case "Where":
+			st.where = append(st.where, squirrelPred(l.args[0])...)
+		case "Set":
+			if s, ok := constString(l.args[0]); ok && st.set == "" {
+				st.set = s
+			}
+		case "Suffix":
+			if s, ok := constString(l.args[0]); ok {
+				st.suffix = append(st.suffix, s)
+			}
+		case "RunWith":
+			runner = l.args[0]
+		}
+	}
+	return st, runner, true
+}
+
+// squirrelPred renders a Where predicate: a constant string, or the
+// constant keys of an Eq map literal (sq.Eq{"id": id}).
+func squirrelPred(v ssa.Value) []string {
+	if s, ok := constString(v); ok {
+		return []string{s}
+	}
+	mi, ok := v.(*ssa.MakeInterface)
+	if !ok {
+		return nil
+	}
+	mm, ok := mi.X.(*ssa.MakeMap)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, ref := range *mm.Referrers() {
+		if u, ok := ref.(*ssa.MapUpdate); ok && u.Map == mm {
+			if k, ok := constString(u.Key); ok {
+				out = append(out, k+" = ?")
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,40 @@
+package fixed // want package:"sql=true edges=12"
+
+import (
+	"context"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Store keeps jobs and accounts with sqlx.
+type Store struct {
+	db *sqlx.DB
+}
+
+// Claim locks the job, then charges its account.
+func (s *Store) Claim(ctx context.Context, id, accountID int64) error { // want Claim:`locks\(.*row:jobs FOR UPDATE.*row:accounts FOR NO KEY UPDATE`
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.QueryxContext(ctx, "SELECT * FROM jobs WHERE id = ? FOR UPDATE", id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE accounts SET balance = balance - 1 WHERE id = $1", accountID); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Refund locks the jobs first too, then credits the account.
+func (s *Store) Refund(ctx context.Context, accountID int64) error { // want Refund:`locks\(.*row:jobs FOR UPDATE.*row:accounts FOR NO KEY UPDATE`
+	tx := s.db.MustBegin()
+	defer tx.Rollback()
+	var ids []int64
+	if err := tx.Select(&ids, "SELECT id FROM jobs WHERE account_id = ? FOR UPDATE", accountID); err != nil {
+		return err
+	}
+	tx.MustExecContext(ctx, "UPDATE accounts SET balance = balance + 1 WHERE id = :id", accountID)
+	return tx.Commit()
+}
