@@ -16,14 +16,26 @@ const pkgGorm = "gorm.io/gorm"
 // gormFinish maps GORM's finishers to the statement they run. Save writes
 // an existing row (UPDATE) in the common case of a model with its key set.
 var gormFinish = map[string]string{
-	"First": "SELECT", "Take": "SELECT", "Last": "SELECT", "Find": "SELECT",
-	"FirstOrInit": "SELECT", "FirstOrCreate": "SELECT", "Scan": "SELECT",
-	"Pluck": "SELECT", "Count": "SELECT", "Row": "SELECT", "Rows": "SELECT",
-	"FindInBatches": "SELECT",
-	"Update": "UPDATE", "Updates": "UPDATE", "UpdateColumn": "UPDATE",
-	"UpdateColumns": "UPDATE", "Save": "UPDATE",
-	"Delete": "DELETE",
-	"Create": "INSERT", "CreateInBatches": "INSERT",
+	"First":           "SELECT",
+	"Take":            "SELECT",
+	"Last":            "SELECT",
+	"Find":            "SELECT",
+	"FirstOrInit":     "SELECT",
+	"FirstOrCreate":   "SELECT",
+	"Scan":            "SELECT",
+	"Pluck":           "SELECT",
+	"Count":           "SELECT",
+	"Row":             "SELECT",
+	"Rows":            "SELECT",
+	"FindInBatches":   "SELECT",
+	"Update":          "UPDATE",
+	"Updates":         "UPDATE",
+	"UpdateColumn":    "UPDATE",
+	"UpdateColumns":   "UPDATE",
+	"Save":            "UPDATE",
+	"Delete":          "DELETE",
+	"Create":          "INSERT",
+	"CreateInBatches": "INSERT",
 }
 
 // gormNotLink lists the *gorm.DB methods returning *gorm.DB that do not

@@ -268,6 +268,12 @@ func structTag(t *types.Named, fieldPkg, fieldType, key string) (string, bool) {
 	}
 	for i := range st.NumFields() {
 		f := st.Field(i)
+		// Look at the name as written: bun.BaseModel is an alias of
+		// schema.BaseModel.
+		if n, ok := f.Type().(*types.Alias); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == fieldPkg && n.Obj().Name() == fieldType {
+			v, ok := reflect.StructTag(st.Tag(i)).Lookup(key)
+			return v, ok
+		}
 		if pkg, name, ok := namedPath(f.Type()); ok && pkg == fieldPkg && name == fieldType {
 			v, ok := reflect.StructTag(st.Tag(i)).Lookup(key)
 			return v, ok
