@@ -56,6 +56,8 @@ type Analysis struct {
 	TempTables map[string]bool
 
 	debugSeen map[string]bool
+	// impls caches the implementations of interface methods (dispatch.go).
+	impls map[string][]*ssa.Function
 }
 
 // New returns an analysis for one package.

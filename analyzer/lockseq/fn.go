@@ -239,6 +239,7 @@ func argOrNil(args []ssa.Value, i int) ssa.Value {
 // userCall applies the summary of a called function or closure.
 func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	if c.IsInvoke() {
+		fa.dispatch(site, c, st) // an interface method: its implementations
 		return
 	}
 	switch v := c.Value.(type) {
