@@ -378,6 +378,8 @@ func libraryKind(t types.Type) HandleKind {
 		if name == "DB" {
 			return Maybe
 		}
+	case pkgXorm:
+		return xormKind(name)
 	}
 	return NotHandle
 }
@@ -394,6 +396,8 @@ func classifyLibrary(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		return classifyBun(op, fn, recv)
 	case pkgSquirrel:
 		return classifySquirrel(op, fn, recv)
+	case pkgXorm:
+		return classifyXorm(op, fn, recv)
 	}
 	return op, false
 }
@@ -401,7 +405,7 @@ func classifyLibrary(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 // isLibraryPackage reports whether path is a package of a modelled
 // library (or one of its sub-packages, such as gorm.io/gorm/clause).
 func isLibraryPackage(path string) bool {
-	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, "gorm.io/driver"} {
+	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgXorm, "gorm.io/driver"} {
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}
