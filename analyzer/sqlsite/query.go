@@ -146,6 +146,9 @@ func (r *resolver) global(g *ssa.Global, depth int) Text {
 		}
 	}
 	if !found {
+		if text, ok := embedText(g); ok {
+			return Text{SQL: []string{text}}
+		}
 		return Text{Unknown: true}
 	}
 	// A variable can be reassigned anywhere; only an unexported one
