@@ -369,6 +369,9 @@ func libraryKind(t types.Type) HandleKind {
 	if !ok {
 		return NotHandle
 	}
+	if k := entKind(t); k != NotHandle {
+		return k
+	}
 	switch pkg {
 	case pkgSqlx:
 		return sqlxKind(name)
@@ -399,13 +402,18 @@ func classifyLibrary(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	case pkgXorm:
 		return classifyXorm(op, fn, recv)
 	}
+	if recv != nil {
+		if _, ok := entGenerated(recv.Type()); ok {
+			return classifyEnt(op, fn, recv)
+		}
+	}
 	return op, false
 }
 
 // isLibraryPackage reports whether path is a package of a modelled
 // library (or one of its sub-packages, such as gorm.io/gorm/clause).
 func isLibraryPackage(path string) bool {
-	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgXorm, "gorm.io/driver"} {
+	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgXorm, "gorm.io/driver", "entgo.io/ent"} {
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}
@@ -465,4 +473,12 @@ func (r *resolver) library(c *ssa.Call, depth int) (Text, bool) {
 		return Text{SQL: []string{s}}, true
 	}
 	return Text{}, false
+}
+
+// constStringValue returns the value of a string constant.
+func constStringValue(c *types.Const) (string, bool) {
+	if c.Val().Kind() != constant.String {
+		return "", false
+	}
+	return constant.StringVal(c.Val()), true
 }
