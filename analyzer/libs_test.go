@@ -29,3 +29,21 @@ func TestLibraries(t *testing.T) {
 	downloadModules(t, libs)
 	analysistest.Run(t, libs, analyzer.Analyzer, libScenarios...)
 }
+
+// TestUserRules checks the -sinks and -txrunners flags on a wrapper the
+// analysis cannot see into: declared, its inversion is found.
+func TestUserRules(t *testing.T) {
+	downloadModules(t, libs)
+	set := func(name, val string) {
+		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("sinks", "libs/userrules/dbwrap.Conn.Run:1")
+	set("txrunners", "libs/userrules/dbwrap.Conn.Atomically:1")
+	t.Cleanup(func() {
+		set("sinks", "")
+		set("txrunners", "")
+	})
+	analysistest.Run(t, libs, analyzer.Analyzer, "./userrules/app")
+}

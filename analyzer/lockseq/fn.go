@@ -346,7 +346,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 	if !sum.Empty() {
 		// The callback's first parameter is the transaction.
 		bind := func(i int, path []string) (Handle, bool) {
-			if i == op.FuncTx && len(path) == 0 {
+			if i == op.FuncTx && (len(path) == 0 || ctxPath(path)) {
 				return tx, true
 			}
 			return fa.bindArg(nil, bindings, numParams(callee), i, path)

@@ -270,6 +270,9 @@ func Classify(call *ssa.CallCommon) Op {
 	}
 	op.Args = args
 	sig := fn.Signature()
+	if lop, ok := classifyUser(op, fn, recv); ok {
+		return lop
+	}
 	if lop, ok := classifyLibrary(op, fn, recv); ok {
 		return lop
 	}

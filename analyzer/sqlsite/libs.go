@@ -372,6 +372,9 @@ func libraryKind(t types.Type) HandleKind {
 	if k := entKind(t); k != NotHandle {
 		return k
 	}
+	if userHandle(t) {
+		return Maybe
+	}
 	switch pkg {
 	case pkgSqlx:
 		return sqlxKind(name)

@@ -47,6 +47,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		maxCycle = fs.Int("maxcycle", 4, "longest cycle of locks to look for")
 		debug    = fs.Bool("debug", false, "print why SQL was skipped")
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
+		// User-declared rules (analyzer/userrules.go).
+		sinks     = fs.String("sinks", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the SQL text of argument N on their receiver")
+		txrunners = fs.String("txrunners", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the callback in argument N inside a transaction they open")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `pglockorder: report PostgreSQL lock-order inversions that can deadlock
@@ -79,6 +82,8 @@ Flags:
 		"wholeprogram": "true",
 		"maxcycle":     strconv.Itoa(*maxCycle),
 		"debug":        strconv.FormatBool(*debug),
+		"sinks":        *sinks,
+		"txrunners":    *txrunners,
 	} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
