@@ -273,7 +273,7 @@ func Classify(call *ssa.CallCommon) Op {
 	if lop, ok := classifyUser(op, fn, recv); ok {
 		return lop
 	}
-	if lop, ok := classifyLibrary(op, fn, recv); ok {
+	if lop, ok := classifyLibrary(op, fn, recv, call); ok {
 		return lop
 	}
 	recv = unwrapEmbedded(recv)

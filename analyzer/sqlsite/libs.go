@@ -47,25 +47,51 @@ func staticFunc(c *ssa.CallCommon) *types.Func {
 
 // chainOf walks back from v through the calls that isLink accepts, each one
 // a method of the previous call's result. It returns the value the chain
-// starts from and the links in call order.
+// starts from and the links in call order. Where the chain was built in
+// branches (q := sq.Select(...); if f { q = q.Where(...) }), the links of
+// every branch are kept: the statement is taken with all of them, which
+// over-approximates the locks of each branch.
 func chainOf(v ssa.Value, isLink func(*types.Func) bool) (ssa.Value, []link) {
 	var links []link
-	for range maxChain {
-		c, ok := v.(*ssa.Call)
-		if !ok {
-			break
-		}
-		fn := staticFunc(&c.Call)
-		if fn == nil || fn.Signature().Recv() == nil || len(c.Call.Args) == 0 || !isLink(fn) {
-			break
-		}
-		links = append(links, link{name: fn.Name(), args: c.Call.Args[1:]})
-		v = c.Call.Args[0]
-	}
+	root := walkChain(v, isLink, &links, map[ssa.Value]bool{})
 	for i, j := 0, len(links)-1; i < j; i, j = i+1, j-1 {
 		links[i], links[j] = links[j], links[i]
 	}
-	return v, links
+	if root == nil {
+		root = v
+	}
+	return root, links
+}
+
+// walkChain appends the links from v back to the start of its chain, last
+// first, and returns the start (nil when every branch loops back).
+func walkChain(v ssa.Value, isLink func(*types.Func) bool, links *[]link, seen map[ssa.Value]bool) ssa.Value {
+	for range maxChain {
+		if seen[v] {
+			return nil
+		}
+		seen[v] = true
+		switch x := v.(type) {
+		case *ssa.Phi:
+			var root ssa.Value
+			for _, e := range x.Edges {
+				if r := walkChain(e, isLink, links, seen); root == nil {
+					root = r
+				}
+			}
+			return root
+		case *ssa.Call:
+			fn := staticFunc(&x.Call)
+			if fn == nil || fn.Signature().Recv() == nil || len(x.Call.Args) == 0 || !isLink(fn) {
+				return v
+			}
+			*links = append(*links, link{name: fn.Name(), args: x.Call.Args[1:]})
+			v = x.Call.Args[0]
+		default:
+			return v
+		}
+	}
+	return v
 }
 
 // sameTypeLink accepts methods of package pkg whose first result has the
@@ -392,7 +418,7 @@ func libraryKind(t types.Type) HandleKind {
 
 // classifyLibrary dispatches a call to a method or function of a modelled
 // library to its model.
-func classifyLibrary(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+func classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (Op, bool) {
 	switch fn.Pkg().Path() {
 	case pkgSqlx:
 		return classifySqlx(op, fn, recv)
@@ -403,7 +429,7 @@ func classifyLibrary(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	case pkgSquirrel:
 		return classifySquirrel(op, fn, recv)
 	case pkgXorm:
-		return classifyXorm(op, fn, recv)
+		return classifyXorm(op, fn, recv, call)
 	}
 	if recv != nil {
 		if _, ok := entGenerated(recv.Type()); ok {

@@ -56,7 +56,7 @@ func isXormLink(fn *types.Func) bool {
 }
 
 // classifyXorm models a method of an xorm Engine or Session.
-func classifyXorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+func classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (Op, bool) {
 	if recv == nil {
 		return op, false
 	}
@@ -78,6 +78,15 @@ func classifyXorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	case "Close":
 		op.Kind, op.Pooled = Release, true
 		return op, true
+	case "NewSession":
+		// A session its function begins is that function's
+		// transaction: the helpers it is passed to hold their locks
+		// in it. Other sessions run their statements in autocommit.
+		if op.RecvKind == Pool && sessionBegun(recv, call) {
+			op.Kind = Begin
+			return op, true
+		}
+		return op, false
 	case "Transaction":
 		op.Kind, op.Func = BeginFunc, 0
 		return op, true
@@ -141,4 +150,29 @@ func xormTable(bean ssa.Value) string {
 		return s
 	}
 	return snakeCase(t.Obj().Name())
+}
+
+// sessionBegun reports whether the session that call (engine.NewSession())
+// returns has Begin called on it in the same function.
+func sessionBegun(engine ssa.Value, call *ssa.CallCommon) bool {
+	refs := engine.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, r := range *refs {
+		c, ok := r.(*ssa.Call)
+		if !ok || &c.Call != call || c.Referrers() == nil {
+			continue
+		}
+		for _, u := range *c.Referrers() {
+			b, ok := u.(*ssa.Call)
+			if !ok || len(b.Call.Args) == 0 || b.Call.Args[0] != c {
+				continue
+			}
+			if f := staticFunc(&b.Call); f != nil && f.Name() == "Begin" && f.Pkg() != nil && f.Pkg().Path() == pkgXorm {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -23,8 +23,12 @@ func (s *Store) Claim(ctx context.Context, id int64) error { // want Claim:`lock
 	}
 	defer tx.Rollback()
 	var accountID int64
-	err = psql.Select("account_id").From("jobs").Where(sq.Eq{"id": id}).Suffix("FOR UPDATE").
-		RunWith(tx).QueryRowContext(ctx).Scan(&accountID)
+	// A builder extended in a branch: both branches lock the job row.
+	q := psql.Select("account_id").From("jobs")
+	if id > 0 {
+		q = q.Where(sq.Eq{"id": id})
+	}
+	err = q.Suffix("FOR UPDATE").RunWith(tx).QueryRowContext(ctx).Scan(&accountID)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,14 @@ type Account struct {
 // TableName overrides xorm's default table name.
 func (Account) TableName() string { return "accounts" }
 
+// lockJob locks a job on the caller's session: in Claim, the session's
+// transaction.
+func lockJob(sess *xorm.Session, id int64) (*Job, error) {
+	j := new(Job)
+	_, err := sess.ID(id).ForUpdate().Get(j)
+	return j, err
+}
+
 // Store keeps jobs and accounts with xorm.
 type Store struct {
 	engine *xorm.Engine
@@ -31,8 +39,8 @@ func (s *Store) Claim(id int64) error { // want Claim:`locks\(.*row:job FOR UPDA
 	if err := sess.Begin(); err != nil {
 		return err
 	}
-	var j Job
-	if _, err := sess.ID(id).ForUpdate().Get(&j); err != nil {
+	j, err := lockJob(sess, id)
+	if err != nil {
 		return err
 	}
 	if _, err := sess.Table("accounts").Where("id = ?", j.AccountID).Update(map[string]any{"balance": 0}); err != nil {
