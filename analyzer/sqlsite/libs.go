@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/jinzhu/inflection"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
@@ -233,20 +234,23 @@ func tableNameMethod(prog *ssa.Program, t *types.Named) (string, bool) {
 }
 
 // defaultTableName is the name GORM's and bun's default naming strategies
-// give a model type: its name in snake_case, pluralised.
+// give a model type: its name in snake_case, pluralised by the inflection
+// rules both libraries use (github.com/jinzhu/inflection).
 func defaultTableName(name string) string {
-	return plural(snakeCase(name))
+	return inflection.Plural(snakeCase(name))
 }
 
-// snakeCase turns a Go name into snake_case, keeping initialisms together
-// (HTTPRequest becomes http_request).
+// snakeCase turns a Go name into snake_case the way bun's and GORM's
+// naming does: an upper-case letter starts a word after a lower-case one or
+// before one, so initialisms stay together (HTTPRequest gives
+// http_request, UserID gives user_id).
 func snakeCase(s string) string {
 	rs := []rune(s)
 	var b strings.Builder
 	for i, r := range rs {
 		if unicode.IsUpper(r) {
-			if i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) ||
-				i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])) {
+			if i > 0 && i+1 < len(rs) && (unicode.IsLower(rs[i-1]) || unicode.IsLower(rs[i+1])) ||
+				i > 0 && i+1 == len(rs) && unicode.IsLower(rs[i-1]) {
 				b.WriteByte('_')
 			}
 			b.WriteRune(unicode.ToLower(r))
@@ -255,34 +259,6 @@ func snakeCase(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// irregular plurals of the inflection library GORM and bun use, for words
-// likely in table names.
-var irregular = map[string]string{
-	"person": "people", "man": "men", "woman": "women", "child": "children",
-	"mouse": "mice", "status": "statuses", "data": "data", "info": "info",
-	"news": "news", "series": "series", "equipment": "equipment",
-}
-
-// plural pluralises the last word of a snake_case name with the common
-// English rules.
-func plural(s string) string {
-	head, last := "", s
-	if i := strings.LastIndexByte(s, '_'); i >= 0 {
-		head, last = s[:i+1], s[i+1:]
-	}
-	if p, ok := irregular[last]; ok {
-		return head + p
-	}
-	switch {
-	case strings.HasSuffix(last, "s") || strings.HasSuffix(last, "x") || strings.HasSuffix(last, "z") ||
-		strings.HasSuffix(last, "ch") || strings.HasSuffix(last, "sh"):
-		return s + "es"
-	case strings.HasSuffix(last, "y") && len(last) > 1 && !strings.ContainsRune("aeiou", rune(last[len(last)-2])):
-		return s[:len(s)-1] + "ies"
-	}
-	return s + "s"
 }
 
 // structTag returns the value of key in the tag of t's field of type

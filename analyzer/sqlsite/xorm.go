@@ -3,6 +3,7 @@ package sqlsite
 import (
 	"go/constant"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -140,7 +141,7 @@ func classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (
 }
 
 // xormTable names the table of an xorm bean: its TableName method, or its
-// type name in snake_case (xorm's default SnakeMapper does not pluralise).
+// type name as xorm's default SnakeMapper writes it (not pluralised).
 func xormTable(bean ssa.Value) string {
 	t := modelType(bean)
 	if t == nil {
@@ -149,7 +150,23 @@ func xormTable(bean ssa.Value) string {
 	if s, ok := tableNameMethod(progOf(bean), t); ok {
 		return s
 	}
-	return snakeCase(t.Obj().Name())
+	return xormSnake(t.Obj().Name())
+}
+
+// xormSnake is xorm's default SnakeMapper: every upper-case letter but the
+// first starts a word (HTTPRequest gives h_t_t_p_request).
+func xormSnake(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // sessionBegun reports whether the session that call (engine.NewSession())
