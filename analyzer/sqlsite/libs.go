@@ -222,6 +222,13 @@ func tableNameMethod(prog *ssa.Program, t *types.Named) (string, bool) {
 		if fn == nil {
 			continue
 		}
+		if len(fn.Blocks) == 0 {
+			// Declared in another package: its body is not built,
+			// read it from its source.
+			if obj, ok := sel.Obj().(*types.Func); ok {
+				return sourceReturn(prog.Fset.Position(obj.Pos()))
+			}
+		}
 		for _, b := range fn.Blocks {
 			if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(ret.Results) == 1 {
 				if s, ok := constString(ret.Results[0]); ok {

@@ -1,6 +1,8 @@
 package gormjobs // want package:"sql=true edges=12"
 
 import (
+	"libs/gormjobs/models"
+
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -10,15 +12,6 @@ type Job struct {
 	ID        int64
 	AccountID int64
 }
-
-// Account is a row of billing_accounts: its TableName says so.
-type Account struct {
-	ID      int64
-	Balance int64
-}
-
-// TableName overrides GORM's default table name.
-func (Account) TableName() string { return "billing_accounts" }
 
 // Store keeps jobs and accounts with GORM.
 type Store struct {
@@ -33,7 +26,7 @@ func (s *Store) Claim(id int64) error { // want Claim:`locks\(.*row:jobs FOR UPD
 		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).First(&j).Error; err != nil {
 			return err
 		}
-		return tx.Model(&Account{}).Where("id = ?", j.AccountID).Update("balance", gorm.Expr("balance - 1")).Error
+		return tx.Model(&models.Account{}).Where("id = ?", j.AccountID).Update("balance", gorm.Expr("balance - 1")).Error
 	})
 }
 
