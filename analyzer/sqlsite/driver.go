@@ -193,7 +193,7 @@ func KindOf(t types.Type) HandleKind {
 // given as a string, which makes it a stand-in for a database handle.
 func isQuerier(iface *types.Interface) bool {
 	for m := range iface.Methods() {
-		if queryMethods[m.Name()] && queryIndex(m.Signature()) >= 0 {
+		if queryMethods[m.Name()] && queryIndex(m.Signature()) >= 0 || sqlxLikeIndex(m) >= 0 {
 			return true
 		}
 	}

@@ -419,7 +419,7 @@ func classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon
 			return classifyEnt(op, fn, recv)
 		}
 	}
-	return op, false
+	return classifySqlxLike(op, fn, recv)
 }
 
 // isLibraryPackage reports whether path is a package of a modelled

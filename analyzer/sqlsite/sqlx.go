@@ -37,6 +37,42 @@ func sqlxKind(name string) HandleKind {
 	return NotHandle
 }
 
+// sqlxLikeIndex returns the index of the query parameter of a method named
+// and shaped like one of sqlx's (GetContext(ctx, dest, query, args...)),
+// or -1: an interface with such a method stands for an sqlx handle.
+func sqlxLikeIndex(m *types.Func) int {
+	q, ok := sqlxQuery[m.Name()]
+	params := m.Signature().Params()
+	if !ok || q[0] >= params.Len() || !isString(params.At(q[0]).Type()) {
+		return -1
+	}
+	if q[0] > 0 && !isContext(params.At(q[0]-1).Type()) && !types.IsInterface(params.At(q[0]-1).Type()) {
+		// Get(dest any, query string): a cache's Get(ctx, key string)
+		// is no query.
+		return -1
+	}
+	return q[0]
+}
+
+// classifySqlxLike models a call through an interface of a method shaped
+// like sqlx's (a repository's own DB interface that *sqlx.DB and *sqlx.Tx
+// satisfy).
+func classifySqlxLike(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+	if recv == nil || KindOf(recv.Type()) != Maybe {
+		return op, false
+	}
+	if _, isIface := recv.Type().Underlying().(*types.Interface); !isIface {
+		return op, false
+	}
+	i := sqlxLikeIndex(fn)
+	if i < 0 {
+		return op, false
+	}
+	op.Kind, op.Recv, op.RecvKind = Query, recv, Maybe
+	op.Query, op.Params = i, sqlxQuery[fn.Name()][1]
+	return op, true
+}
+
 // classifySqlx models the methods sqlx adds to its handles.
 func classifySqlx(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	name := fn.Name()

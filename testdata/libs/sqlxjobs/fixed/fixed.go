@@ -31,10 +31,20 @@ func (s *Store) Claim(ctx context.Context, id, accountID int64) error { // want 
 func (s *Store) Refund(ctx context.Context, accountID int64) error { // want Refund:`locks\(.*row:jobs FOR UPDATE.*row:accounts FOR NO KEY UPDATE`
 	tx := s.db.MustBegin()
 	defer tx.Rollback()
-	var ids []int64
-	if err := tx.Select(&ids, "SELECT id FROM jobs WHERE account_id = ? FOR UPDATE", accountID); err != nil {
+	if err := lockJobs(ctx, tx, accountID); err != nil {
 		return err
 	}
 	tx.MustExecContext(ctx, "UPDATE accounts SET balance = balance + 1 WHERE id = :id", accountID)
 	return tx.Commit()
+}
+
+// Selecter is the part of *sqlx.DB and *sqlx.Tx the helpers need.
+type Selecter interface {
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+}
+
+// lockJobs locks an account's jobs on the caller's handle.
+func lockJobs(ctx context.Context, db Selecter, accountID int64) error {
+	var ids []int64
+	return db.SelectContext(ctx, &ids, "SELECT id FROM jobs WHERE account_id = ? FOR UPDATE", accountID)
 }
