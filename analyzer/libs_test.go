@@ -39,7 +39,7 @@ func TestUserRules(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set("sinks", "libs/userrules/dbwrap.Conn.Run:1")
+	set("sinks", "libs/userrules/dbwrap.Conn.Run:1,libs/userrules/dbwrap.Exec:2")
 	set("txrunners", "libs/userrules/dbwrap.Conn.Atomically:1")
 	t.Cleanup(func() {
 		set("sinks", "")

@@ -430,7 +430,7 @@ func isLibraryPackage(path string) bool {
 			return true
 		}
 	}
-	return false
+	return isRulePackage(path)
 }
 
 // unwrapEmbedded returns, for the receiver of a database/sql method

@@ -23,6 +23,9 @@ var userRules struct {
 	// handleTypes are the receiver types of declared sink methods: a
 	// value of such a type is the caller's handle.
 	handleTypes map[string]bool
+	// pkgs are the packages that declare rules: modelled like the
+	// database APIs, so that a package importing one is analysed.
+	sinkPkgs, runnerPkgs map[string]bool
 }
 
 // SetSinks sets the user-declared sinks from a comma-separated list of
@@ -42,7 +45,7 @@ func SetSinks(spec string) error {
 	}
 	userRules.Lock()
 	defer userRules.Unlock()
-	userRules.sinks, userRules.handleTypes = m, handles
+	userRules.sinks, userRules.handleTypes, userRules.sinkPkgs = m, handles, rulePackages(m)
 	return nil
 }
 
@@ -57,7 +60,7 @@ func SetTxRunners(spec string) error {
 	}
 	userRules.Lock()
 	defer userRules.Unlock()
-	userRules.runners = m
+	userRules.runners, userRules.runnerPkgs = m, rulePackages(m)
 	return nil
 }
 
@@ -204,4 +207,23 @@ func callbackTxParam(cb *types.Signature) int {
 		}
 	}
 	return max(ctx, 0)
+}
+
+// rulePackages returns the import paths of the rules' functions.
+func rulePackages(m map[string]int) map[string]bool {
+	out := map[string]bool{}
+	for name := range m {
+		slash := strings.LastIndexByte(name, '/')
+		if dot := strings.IndexByte(name[slash+1:], '.'); dot >= 0 {
+			out[name[:slash+1+dot]] = true
+		}
+	}
+	return out
+}
+
+// isRulePackage reports whether a rule names a function of package path.
+func isRulePackage(path string) bool {
+	userRules.RLock()
+	defer userRules.RUnlock()
+	return userRules.sinkPkgs[path] || userRules.runnerPkgs[path]
 }

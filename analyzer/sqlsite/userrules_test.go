@@ -44,4 +44,7 @@ func TestSetSinksHandleTypes(t *testing.T) {
 	if got := Sinks(); got != "example.com/db.Conn.Run:1,example.com/db.Exec:0" {
 		t.Errorf("Sinks() = %q", got)
 	}
+	if !IsDriverPackage("example.com/db") || IsDriverPackage("example.com/dbx") {
+		t.Error("a package that declares a sink is not modelled like a database API")
+	}
 }

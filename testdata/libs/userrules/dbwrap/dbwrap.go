@@ -31,3 +31,9 @@ func (c *Conn) Atomically(ctx context.Context, fn func(tx *Conn) error) error {
 	}
 	return c.b.Do(ctx, "COMMIT", nil)
 }
+
+// Exec runs one statement on c: a package-level function, declared as a
+// sink too.
+func Exec(ctx context.Context, c *Conn, sql string, args ...any) error {
+	return c.Run(ctx, sql, args...)
+}
