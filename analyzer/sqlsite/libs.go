@@ -65,9 +65,24 @@ func chainOf(v ssa.Value, isLink func(*types.Func) bool) (ssa.Value, []link) {
 }
 
 // walkChain appends the links from v back to the start of its chain, last
-// first, and returns the start (nil when every branch loops back).
+// first, and returns the start (nil when every branch loops back). A chain
+// begun in a helper of the analysed code (func (r *Repo) jobs()
+// sq.SelectBuilder { return r.sb.Select("*").From("jobs") }, a GORM scope
+// func locked(tx *gorm.DB) *gorm.DB) is followed into the helper's return,
+// with the helper's parameters standing for the call's arguments.
 func walkChain(v ssa.Value, isLink func(*types.Func) bool, links *[]link, seen map[ssa.Value]bool) ssa.Value {
+	return walkChainIn(v, isLink, links, seen, nil, 0)
+}
+
+func walkChainIn(v ssa.Value, isLink func(*types.Func) bool, links *[]link, seen map[ssa.Value]bool, env map[*ssa.Parameter]ssa.Value, depth int) ssa.Value {
+	bind := func(x ssa.Value) ssa.Value {
+		if p, ok := x.(*ssa.Parameter); ok && env[p] != nil {
+			return env[p]
+		}
+		return x
+	}
 	for range maxChain {
+		v = bind(v)
 		if seen[v] {
 			return nil
 		}
@@ -76,23 +91,63 @@ func walkChain(v ssa.Value, isLink func(*types.Func) bool, links *[]link, seen m
 		case *ssa.Phi:
 			var root ssa.Value
 			for _, e := range x.Edges {
-				if r := walkChain(e, isLink, links, seen); root == nil {
+				if r := walkChainIn(e, isLink, links, seen, env, depth); root == nil {
 					root = r
 				}
 			}
 			return root
 		case *ssa.Call:
 			fn := staticFunc(&x.Call)
-			if fn == nil || fn.Signature().Recv() == nil || len(x.Call.Args) == 0 || !isLink(fn) {
-				return v
+			if fn != nil && fn.Signature().Recv() != nil && len(x.Call.Args) > 0 && isLink(fn) {
+				args := make([]ssa.Value, len(x.Call.Args)-1)
+				for i, a := range x.Call.Args[1:] {
+					args[i] = bind(a)
+				}
+				*links = append(*links, link{name: fn.Name(), args: args})
+				v = x.Call.Args[0]
+				continue
 			}
-			*links = append(*links, link{name: fn.Name(), args: x.Call.Args[1:]})
-			v = x.Call.Args[0]
+			if root, ok := walkHelper(x, isLink, links, seen, bind, depth); ok {
+				return root
+			}
+			return v
 		default:
 			return v
 		}
 	}
 	return v
+}
+
+// walkHelper follows a chain into the single return of a helper function
+// of the analysed code that the call x calls.
+func walkHelper(x *ssa.Call, isLink func(*types.Func) bool, links *[]link, seen map[ssa.Value]bool, bind func(ssa.Value) ssa.Value, depth int) (ssa.Value, bool) {
+	callee := x.Call.StaticCallee()
+	if depth >= 3 || callee == nil || len(callee.Blocks) == 0 || callee.Signature.Results().Len() != 1 || len(callee.Params) != len(x.Call.Args) {
+		return nil, false
+	}
+	var ret ssa.Value
+	for _, b := range callee.Blocks {
+		if r, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(r.Results) == 1 {
+			if ret != nil {
+				return nil, false // several returns: not a plain helper
+			}
+			ret = r.Results[0]
+		}
+	}
+	if ret == nil {
+		return nil, false
+	}
+	env := map[*ssa.Parameter]ssa.Value{}
+	for i, p := range callee.Params {
+		env[p] = bind(x.Call.Args[i])
+	}
+	n := len(*links)
+	root := walkChainIn(ret, isLink, links, seen, env, depth+1)
+	if len(*links) == n {
+		*links = (*links)[:n]
+		return nil, false // the helper builds nothing
+	}
+	return root, true
 }
 
 // sameTypeLink accepts methods of package pkg whose first result has the

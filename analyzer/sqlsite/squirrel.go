@@ -25,7 +25,25 @@ var squirrelRun = map[string]bool{
 	"ExecContext": true, "QueryContext": true, "QueryRowContext": true, "ScanContext": true,
 }
 
-func isSquirrelLink(fn *types.Func) bool { return sameTypeLink(pkgSquirrel)(fn) }
+// isSquirrelLink accepts the squirrel methods that return a builder: the
+// builders' own (From, Where, Suffix, RunWith, ...) and the statement
+// builder's (PlaceholderFormat, RunWith, and Select, Update, ... which
+// start a statement).
+func isSquirrelLink(fn *types.Func) bool {
+	sig := fn.Signature()
+	if fn.Pkg() == nil || fn.Pkg().Path() != pkgSquirrel || sig.Recv() == nil || sig.Results().Len() != 1 {
+		return false
+	}
+	pkg, name, ok := namedPath(sig.Results().At(0).Type())
+	if !ok || pkg != pkgSquirrel {
+		return false
+	}
+	switch name {
+	case "SelectBuilder", "UpdateBuilder", "DeleteBuilder", "InsertBuilder", "StatementBuilderType":
+		return true
+	}
+	return false
+}
 
 // classifySquirrel models a builder method that runs the statement on the
 // runner given to RunWith.
@@ -58,38 +76,26 @@ func squirrelToSQL(call *ssa.Call) (string, bool) {
 // and the runner it was given, if any.
 func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 	root, links := chainOf(v, isSquirrelLink)
-	start, ok := root.(*ssa.Call)
-	if !ok {
-		return nil, nil, false
-	}
-	fn := staticFunc(&start.Call)
-	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgSquirrel {
-		return nil, nil, false
-	}
-	verb := squirrelStart[fn.Name()]
-	if verb == "" {
-		return nil, nil, false
-	}
-	args := start.Call.Args
+	st := &statement{}
 	var runner ssa.Value
-	if fn.Signature().Recv() != nil {
-		// StatementBuilder.RunWith(db).Select(...): the statement
-		// builder's own chain may carry the runner.
-		_, pre := chainOf(args[0], isSquirrelLink)
-		for _, l := range pre {
-			if l.name == "RunWith" {
-				runner = l.args[0]
-			}
+	start := func(name string, args []ssa.Value) {
+		st.verb = squirrelStart[name]
+		if st.verb != "SELECT" && len(args) > 0 {
+			t, _ := constString(args[0])
+			st.table = firstWord(t)
 		}
-		args = args[1:]
 	}
-	st := &statement{verb: verb}
-	if verb != "SELECT" && len(args) > 0 {
-		st.table, _ = constString(args[0])
-		st.table = firstWord(st.table)
+	// sq.Select(...), a package function, starts the chain; the
+	// statement builder's Select method is a link of it.
+	if c, ok := root.(*ssa.Call); ok {
+		if fn := staticFunc(&c.Call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == pkgSquirrel && fn.Signature().Recv() == nil {
+			start(fn.Name(), c.Call.Args)
+		}
 	}
 	for _, l := range links {
 		switch l.name {
+		case "Select", "Update", "Delete", "Insert", "Replace":
+			start(l.name, l.args)
 		case "From", "Into", "Table":
 			if s, ok := constString(l.args[0]); ok {
 				st.table = firstWord(s)
@@ -107,6 +113,9 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 		case "RunWith":
 			runner = l.args[0]
 		}
+	}
+	if st.verb == "" {
+		return nil, nil, false
 	}
 	return st, runner, true
 }

@@ -17,6 +17,11 @@ type BillingAccount struct {
 	Balance int64
 }
 
+// locked is a scope: the rows the chain it starts reads are locked.
+func locked(tx *gorm.DB) *gorm.DB {
+	return tx.Clauses(clause.Locking{Strength: "UPDATE"})
+}
+
 // Store keeps jobs and accounts with GORM.
 type Store struct {
 	db *gorm.DB
@@ -26,7 +31,7 @@ type Store struct {
 func (s *Store) Claim(id int64) error { // want Claim:`locks\(.*row:jobs FOR UPDATE@L0.*row:billing_accounts FOR NO KEY UPDATE@L0`
 	return s.db.Transaction(func(tx *gorm.DB) error {
 		var j Job
-		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Take(&j, id).Error; err != nil {
+		if err := locked(tx).Take(&j, id).Error; err != nil {
 			return err
 		}
 		return tx.Model(&BillingAccount{ID: j.AccountID}).Updates(map[string]any{"balance": gorm.Expr("balance - 1")}).Error

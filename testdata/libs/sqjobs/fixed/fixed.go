@@ -7,6 +7,11 @@ import (
 	sq "github.com/Masterminds/squirrel"
 )
 
+// jobQuery selects one job: a builder begun in a helper.
+func jobQuery(b sq.StatementBuilderType, id int64) sq.SelectBuilder {
+	return b.Select("account_id").From("jobs").Where("id = ?", id)
+}
+
 // Store keeps jobs and accounts with squirrel.
 type Store struct {
 	db *sql.DB
@@ -21,7 +26,7 @@ func (s *Store) Claim(ctx context.Context, id int64) error { // want Claim:`lock
 	defer tx.Rollback()
 	b := sq.StatementBuilder.PlaceholderFormat(sq.Dollar).RunWith(tx)
 	var accountID int64
-	if err := b.Select("account_id").From("jobs").Where("id = ?", id).Suffix("FOR UPDATE").QueryRowContext(ctx).Scan(&accountID); err != nil {
+	if err := jobQuery(b, id).Suffix("FOR UPDATE").QueryRowContext(ctx).Scan(&accountID); err != nil {
 		return err
 	}
 	if _, err := b.Update("accounts").Set("balance", sq.Expr("balance - 1")).Where(sq.Eq{"id": accountID}).ExecContext(ctx); err != nil {
