@@ -2,6 +2,7 @@ package lockseq
 
 import (
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -71,4 +72,14 @@ func (fa *fnAnalysis) ctxCall(c *ssa.Call, path []string, depth int) (Handle, bo
 		}
 	}
 	return Handle{}, false
+}
+
+// ctxPassThrough reports whether a flow at path p of a context is only
+// some context's own transaction passed on (a callback called with the
+// caller's ctx): such flows would be in the summary of every function that
+// passes a context to a callback, for the rare program that keeps a
+// transaction there, so they are left out. A context that carries a
+// transaction this function or its callees stored is kept.
+func ctxPassThrough(p []string, h Handle) bool {
+	return ctxPath(p) && strings.HasSuffix(string(h.Ref), "."+ctxTx)
 }

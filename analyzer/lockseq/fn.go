@@ -433,7 +433,7 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 		if h.Kind == sqlsite.NotHandle {
 			h.Kind = kindAt(t, p)
 		}
-		if escapes(h.Ref) || h.Ref.local() {
+		if (escapes(h.Ref) || h.Ref.local()) && !ctxPassThrough(p, h) {
 			out = append(out, Flow{Result: index, Path: strings.Join(p, "."), Handle: h})
 		}
 	}
