@@ -43,6 +43,7 @@ var (
 	maxCycle  = 4
 	deferred  bool
 	debugMode bool
+	disable   string
 )
 
 func init() {
@@ -51,6 +52,26 @@ func init() {
 	fs.BoolVar(&deferred, "wholeprogram", false,
 		"do not report cycles per package; the driver reports them over all packages (set by the pglockorder command)")
 	fs.BoolVar(&debugMode, "debug", false, "print why SQL was skipped")
+	fs.StringVar(&disable, "disable", "", "comma-separated categories of findings not to report (e.g. unordered-row-lock,loop-lock-order)")
+}
+
+// Disabled reports whether findings of a category are turned off with the
+// disable flag.
+func Disabled(category string) bool {
+	for c := range strings.SplitSeq(disable, ",") {
+		if strings.TrimSpace(c) == category {
+			return true
+		}
+	}
+	return false
+}
+
+// emit reports a diagnostic unless its category is turned off.
+func emit(pass *analysis.Pass, d analysis.Diagnostic) {
+	if Disabled(d.Category) {
+		return
+	}
+	pass.Report(d)
 }
 
 // PackageInfo is the package fact: whether the package runs SQL, and the
@@ -60,6 +81,9 @@ func init() {
 type PackageInfo struct {
 	HasSQL bool
 	Edges  []lockgraph.Edge
+	// Ordered lists the ordered multi-row locks of the package and its
+	// imports, for the row-order-mismatch rule.
+	Ordered []lockseq.OrderedLock
 	// TempTables are the temporary tables created by the package and its
 	// imports: locks on them are never shared between sessions.
 	TempTables []string
@@ -83,15 +107,24 @@ type Result struct {
 	Edges []*lockgraph.Edge
 	// TempTables are the temporary tables the package's SQL creates.
 	TempTables []string
+	// Ordered are the package's ordered multi-row locks, which the
+	// driver compares across packages (row-order-mismatch).
+	Ordered []lockseq.OrderedLock
+	// Ignores are the package's //pglockorder:ignore directives, for the
+	// whole-program driver to match its own findings against (set with
+	// -wholeprogram only).
+	Ignores []Ignore
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	info, relevant := importedInfo(pass)
+	pass, ignores := withIgnores(pass) // //pglockorder:ignore (suppress.go)
 	res := &Result{}
+	defer ignores.finish(res)
+	info, relevant := importedInfo(pass)
 	// The database APIs are modelled, never analysed: their bodies run
 	// SQL built at run time and would only cost time.
 	if !relevant || sqlsite.IsDriverPackage(pass.Pkg.Path()) {
-		if len(info.Edges) > 0 {
+		if len(info.Edges) > 0 || len(info.Ordered) > 0 {
 			pass.ExportPackageFact(info)
 		}
 		return res, nil
@@ -124,14 +157,19 @@ func run(pass *analysis.Pass) (any, error) {
 			if len(l.Path) > 0 {
 				taken = moduleRelative(l.Path[len(l.Path)-1].Pos)
 			}
-			pass.Report(analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken)})
+			emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken)})
 			continue
 		}
-		pass.Report(analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock)})
+		emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock)})
 	}
 
 	res.Edges = an.Edges
+	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
+		return nil, err
+	}
 	res.TempTables = sortedSet(an.TempTables)
+	res.Ordered = an.Ordered
+	info.Ordered = reportRows(pass, an, info.Ordered)
 	if deferred {
 		// The driver sees every package's edges in its results: the
 		// fact needs no copy of them.
@@ -179,7 +217,7 @@ func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.
 		if pos == token.NoPos {
 			continue // reported where one of its paths is
 		}
-		pass.Report(analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{Rel: moduleRelative})})
+		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{Rel: moduleRelative})})
 	}
 }
 
@@ -203,6 +241,7 @@ func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
 			relevant = relevant || dep.HasSQL
 			if !deferred {
 				info.Edges = append(info.Edges, dep.Edges...)
+				info.Ordered = append(info.Ordered, dep.Ordered...)
 				info.TempTables = append(info.TempTables, dep.TempTables...)
 			}
 		}

@@ -38,6 +38,20 @@
 //     its dedicated connection goes back to the pool (pgxpool.Conn.Release,
 //     sql.Conn.Close): the session, and the lock, go on.
 //
+// The row-order rules look at the rows of one table, which table-level
+// order cannot see (each category can be turned off with -disable):
+//
+//   - unordered-row-lock: one blocking statement locks several rows (= ANY,
+//     IN, a range, a join, no WHERE) with no ORDER BY; in a transaction,
+//     also an UPDATE/DELETE chosen by a set of keys or a range, and an
+//     upsert of several rows. Fix: ORDER BY id FOR UPDATE first.
+//   - row-order-mismatch: two blocking locking statements order the rows
+//     of one table differently (ORDER BY hash against ORDER BY hash DESC).
+//   - loop-lock-order: a transaction locks a row per iteration of a loop
+//     over a map, or over a slice nobody sorted.
+//   - caller-row-order: a transaction locks two rows of one table keyed by
+//     two values its caller passes (from, to), in the caller's order.
+//
 // Not reported, because PostgreSQL does not deadlock on them: FOR SHARE
 // against FOR SHARE, FOR KEY SHARE against FOR NO KEY UPDATE or a plain
 // UPDATE, shared advisory locks against each other, requests with NOWAIT,

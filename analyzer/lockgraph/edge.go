@@ -23,6 +23,10 @@ type Frame struct {
 	// What says what happens there ("SELECT ... FOR UPDATE on tx",
 	// "calls store.LockUsage").
 	What string
+	// SQL is the query text sent at a lock request (the innermost frame
+	// of a path), as the application sends it, with its $n placeholders;
+	// empty for calls. Reproducers replay it.
+	SQL string
 }
 
 // Lock is one end of an edge: a lock class and how it is taken.

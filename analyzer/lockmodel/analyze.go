@@ -71,7 +71,7 @@ func analyze(sql string) (a *Analysis) {
 	stmts := tree.GetStmts()
 	a = &Analysis{Statements: len(stmts)}
 	for i, raw := range stmts {
-		a.Effects = append(a.Effects, statementEffects(i, raw.GetStmt())...)
+		a.Effects = append(a.Effects, withSchema(i, raw.GetStmt(), statementEffects(i, raw.GetStmt()))...)
 	}
 	return a
 }

@@ -185,6 +185,9 @@ type Effect struct {
 	// ... IN SHARE MODE", "TRUNCATE", "CREATE INDEX", "pg_advisory_lock",
 	// "BEGIN", "COMMIT AND CHAIN", "ROLLBACK TO SAVEPOINT".
 	Verb string
+	// Rows describes the rows a row lock takes, and those whose keys a
+	// per-row advisory lock takes; zero for other effects.
+	Rows RowSet
 }
 
 // Analysis is what a SQL string does to locks.

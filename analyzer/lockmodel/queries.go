@@ -75,6 +75,7 @@ type level struct {
 	clauses   []lockClause
 	inherited rowLockReq // a clause of an enclosing level that covers all of this one
 	rows      []Effect
+	refs      []string // how the query refers to the table of each of rows
 }
 
 // newSelectLevel returns the level of a SELECT with the given locking clauses.
@@ -160,6 +161,7 @@ func (w *walker) readTable(sc *scope, rv *pg_query.RangeVar, lv *level) {
 	// A self-join locks rows of the same table twice; one effect is enough.
 	if !slices.ContainsFunc(lv.rows, func(o Effect) bool { return o.Lock.Table == table && o.Lock.Mode == mode && o.Lock.Wait == e.Lock.Wait }) {
 		lv.rows = append(lv.rows, e)
+		lv.refs = append(lv.refs, ref)
 	}
 }
 
@@ -186,7 +188,10 @@ func (w *walker) selectStmt(sc *scope, s *pg_query.SelectStmt, inherited rowLock
 		w.fromItem(sc, f, lv)
 	}
 	w.nodes(sc, s.GetDistinctClause())
+	targets := len(w.others)
 	w.nodes(sc, s.GetTargetList())
+	pred := predicate{where: s.GetWhereClause(), sort: s.GetSortClause(), limit: s.GetLimitCount(), joined: relations(s.GetFromClause()) > 1}
+	w.perRowAdvisory(w.others[targets:], pred, s.GetFromClause())
 	w.node(sc, s.GetWhereClause())
 	w.nodes(sc, s.GetGroupClause())
 	w.node(sc, s.GetHavingClause())
@@ -195,6 +200,9 @@ func (w *walker) selectStmt(sc *scope, s *pg_query.SelectStmt, inherited rowLock
 	w.nodes(sc, s.GetSortClause())
 	w.node(sc, s.GetLimitOffset())
 	w.node(sc, s.GetLimitCount())
+	for i := range lv.rows {
+		lv.rows[i].Rows = pred.rowSet(lv.rows[i].Lock.Table, lv.refs[i])
+	}
 	// The level's own rows are locked as its result rows come out, after
 	// its sub-queries ran.
 	w.others = append(w.others, lv.rows...)
@@ -214,7 +222,8 @@ func (w *walker) updateStmt(sc *scope, u *pg_query.UpdateStmt) {
 	}
 	w.nodes(sc, u.GetTargetList())
 	w.node(sc, u.GetWhereClause())
-	w.addRow(target, ForNoKeyUpdate, verb)
+	pred := predicate{where: u.GetWhereClause(), joined: len(u.GetFromClause()) > 0}
+	w.addRow(target, ForNoKeyUpdate, verb, pred.rowSet(target, refName(u.GetRelation())))
 	w.nodes(sc, u.GetReturningList())
 }
 
@@ -230,7 +239,8 @@ func (w *walker) deleteStmt(sc *scope, d *pg_query.DeleteStmt) {
 		w.fromItem(sc, f, lv)
 	}
 	w.node(sc, d.GetWhereClause())
-	w.addRow(target, ForUpdate, verb)
+	pred := predicate{where: d.GetWhereClause(), joined: len(d.GetUsingClause()) > 0}
+	w.addRow(target, ForUpdate, verb, pred.rowSet(target, refName(d.GetRelation())))
 	w.nodes(sc, d.GetReturningList())
 }
 
@@ -255,7 +265,7 @@ func (w *walker) insertStmt(sc *scope, ins *pg_query.InsertStmt) {
 		w.node(sc, oc.GetWhereClause())
 	}
 	if oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
-		w.addRow(target, ForUpdate, verb)
+		w.addRow(target, ForUpdate, verb, insertedRows(ins.GetSelectStmt()))
 	}
 	w.nodes(sc, ins.GetReturningList())
 }
@@ -270,5 +280,63 @@ func (w *walker) mergeStmt(sc *scope, m *pg_query.MergeStmt) {
 	w.fromItem(sc, m.GetSourceRelation(), &level{verb: verb})
 	w.node(sc, m.GetJoinCondition())
 	w.nodes(sc, m.GetMergeWhenClauses())
-	w.addRow(target, ForUpdate, verb)
+	// The rows MERGE matches depend on its source; they are not judged.
+	w.addRow(target, ForUpdate, verb, RowSet{})
+}
+
+// refName is how a statement refers to its target relation: its alias, or
+// its name.
+func refName(rv *pg_query.RangeVar) string {
+	if a := rv.GetAlias().GetAliasname(); a != "" {
+		return a
+	}
+	return rv.GetRelname()
+}
+
+// relations counts the relations a FROM list reads (a join counts each side).
+func relations(from []*pg_query.Node) int {
+	n := 0
+	for _, f := range from {
+		if j := f.GetJoinExpr(); j != nil {
+			n += relations([]*pg_query.Node{j.GetLarg(), j.GetRarg()})
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// perRowAdvisory describes the rows of an advisory lock called in the target
+// list of a query that reads a table (SELECT pg_advisory_xact_lock(id) FROM
+// t WHERE ...): it is taken once per row, in the order the rows come out.
+func (w *walker) perRowAdvisory(effects []Effect, pred predicate, from []*pg_query.Node) {
+	if len(from) == 0 {
+		return
+	}
+	rv := from[0].GetRangeVar()
+	table, ref := tableName(rv), refName(rv)
+	for i := range effects {
+		if effects[i].Kind == Acquire && effects[i].Lock.Kind == Advisory {
+			effects[i].Rows = pred.rowSet(table, ref)
+		}
+	}
+}
+
+// insertedRows describes the rows an INSERT ... ON CONFLICT DO UPDATE may
+// lock: one per VALUES row, or one per row of its SELECT.
+func insertedRows(src *pg_query.Node) RowSet {
+	s := src.GetSelectStmt()
+	if s == nil {
+		return RowSet{}
+	}
+	if vals := s.GetValuesLists(); vals != nil {
+		if len(vals) > 1 {
+			return RowSet{Multi: true, Why: whyValues}
+		}
+		return RowSet{}
+	}
+	if len(s.GetFromClause()) > 0 {
+		return RowSet{Multi: true, Why: whySelect, Order: sortText(s.GetSortClause())}
+	}
+	return RowSet{}
 }

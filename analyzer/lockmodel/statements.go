@@ -68,7 +68,9 @@ func statementEffects(stmt int, n *pg_query.Node) []Effect {
 			return append([]Effect{{Kind: CreateTemp, Name: tableName(rel), Stmt: stmt, Verb: "CREATE TEMP TABLE ... AS"}}, w.effects()...)
 		}
 	}
-	return w.effects()
+	effects := w.effects()
+	markPreLocked(effects)
+	return effects
 }
 
 // ddl records the explicit table lock of a DDL statement.

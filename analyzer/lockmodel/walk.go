@@ -72,11 +72,13 @@ func (w *walker) addTable(table string, mode Mode, wait WaitPolicy, implicit boo
 
 // addRow records a row lock that a data-modifying statement takes as it
 // runs; such locks always wait.
-func (w *walker) addRow(table string, mode Mode, verb string) {
+func (w *walker) addRow(table string, mode Mode, verb string, rows RowSet) {
 	if table == "" {
 		return
 	}
-	w.others = append(w.others, rowEffect(w.stmt, table, mode, Block, verb))
+	e := rowEffect(w.stmt, table, mode, Block, verb)
+	e.Rows = rows
+	w.others = append(w.others, e)
 }
 
 func rowEffect(stmt int, table string, mode Mode, wait WaitPolicy, verb string) Effect {

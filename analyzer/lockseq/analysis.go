@@ -54,6 +54,13 @@ type Analysis struct {
 	// TempTables are the temporary tables the package's SQL creates. Each
 	// session has its own: their locks never make another session wait.
 	TempTables map[string]bool
+	// Rows are the findings of the row-order rules.
+	Rows []RowFinding
+	// Ordered lists the package's blocking locks of several rows in a
+	// defined order, for the order-mismatch rule.
+	Ordered []OrderedLock
+
+	rowSeen map[string]bool
 
 	debugSeen map[string]bool
 	// impls caches the implementations of interface methods (dispatch.go).
@@ -69,6 +76,7 @@ func New(env Env) *Analysis {
 		EdgePos:    map[*lockgraph.Edge]token.Pos{},
 		TempTables: map[string]bool{},
 		debugSeen:  map[string]bool{},
+		rowSeen:    map[string]bool{},
 	}
 }
 

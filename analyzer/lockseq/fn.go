@@ -103,6 +103,7 @@ type fnAnalysis struct {
 	leaks     map[int]bool
 	returned  map[[2]int]bool // session locks reported as leaked at a release
 	invokes   map[string]int
+	loops     *[]*rangeLoop // range loops in no defined order, found once
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {

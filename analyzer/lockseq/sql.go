@@ -33,6 +33,17 @@ func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Val
 	if params != nil {
 		keyArgs, _ = sqlsite.VariadicElems(params)
 	}
+	if t.Seq {
+		// A loop over a constant list of statements: each runs in turn,
+		// after the ones before it.
+		unit := fa.unit
+		for i, s := range t.SQL {
+			fa.unit = fmt.Sprintf("%s#seq%d", unit, i)
+			fa.runTexts(site, h, [][]string{{s}}, [][]ssa.Value{keyArgs}, st)
+		}
+		fa.unit = unit
+		return
+	}
 	fa.runTexts(site, h, [][]string{t.SQL}, [][]ssa.Value{keyArgs}, st)
 }
 
@@ -114,7 +125,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 					where += ", run by " + fa.via
 				}
 				ev := fa.newEvent(eventKey{site, alt, idx, fa.unit}, site, h, eff, keys, stmt, where, st)
+				fa.events[ev].Path[len(fa.events[ev].Path)-1].SQL = text // replayed by reproducers
 				idx++
+				fa.checkRows(site, ev, eff, keys, statements > 1 || len(texts) > 1, st)
 				// One statement takes its locks one after the other (its
 				// table locks as it is planned, then row by row, in the
 				// order of its FROM list) and holds each until it ends,
@@ -180,6 +193,7 @@ func (fa *fnAnalysis) newEvent(key eventKey, site ssa.Instruction, h Handle, eff
 	ev := &Event{
 		Lock: lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Stmt: stmt,
 		Path: []lockgraph.Frame{fa.frame(site.Pos(), eff.Verb+" "+where)},
+		Rows: fa.rowInfo(eff, keys),
 	}
 	ev.Hold = fa.holdOf(ev, st)
 	return fa.addEvent(key, ev, site)
@@ -408,6 +422,9 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 		fa.mustAt[w] = maps.Clone(st.must)
 	}
 	held := sortedKeys(st.held)
+	for _, h := range held {
+		fa.checkPair(h, w, held)
+	}
 	if fa.alreadyHeld(want, held) || fa.alreadyHeld(want, unitHeld) {
 		// The connection already holds this lock in a mode at least as
 		// strong (SELECT ... FOR UPDATE, then UPDATE of the same rows):

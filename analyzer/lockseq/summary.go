@@ -120,6 +120,9 @@ type Event struct {
 	// Stmt identifies the SQL statement: locks of one statement are taken
 	// together, never one while holding another.
 	Stmt string
+	// Rows describes the rows of a row lock (and of a per-row advisory
+	// lock) for the row-order rules.
+	Rows RowInfo
 }
 
 // Pair says that event Held may still be held when event Wanted is

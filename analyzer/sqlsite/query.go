@@ -29,6 +29,10 @@ type Text struct {
 	// Unknown is set when some alternative could not be resolved (it came
 	// from a run-time value).
 	Unknown bool
+	// Seq is set when the texts are not alternatives but a sequence that
+	// runs in the order of SQL: the statements of a constant list, one per
+	// iteration of a loop over it.
+	Seq bool
 }
 
 // Resolve returns the possible texts of the string value v. It follows
@@ -40,7 +44,9 @@ type Text struct {
 func Resolve(v ssa.Value) Text {
 	r := resolver{seen: map[ssa.Value]bool{}}
 	t := r.resolve(v, 0)
-	t.SQL = dedupe(t.SQL)
+	if !t.Seq {
+		t.SQL = dedupe(t.SQL)
+	}
 	sort.Ints(t.Params)
 	return t
 }
@@ -109,6 +115,10 @@ func (r *resolver) resolve(v ssa.Value, depth int) Text {
 				// A variable a closure captures by reference: the
 				// caller's binding is its address, resolved there.
 				return r.resolve(x, depth+1)
+			case *ssa.IndexAddr:
+				if t, ok := r.listElem(x, depth); ok {
+					return t
+				}
 			}
 		}
 	case *ssa.Alloc:
@@ -395,4 +405,64 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// listElem resolves an element of a constant list of statements
+// ([]string{"LOCK a ...", "LOCK b ..."}): the element itself for a constant
+// index, and for an index that varies (a loop over the list) every element,
+// as a sequence in list order.
+func (r *resolver) listElem(ia *ssa.IndexAddr, depth int) (Text, bool) {
+	base := ia.X
+	if s, ok := base.(*ssa.Slice); ok {
+		base = s.X
+	}
+	arr, ok := base.(*ssa.Alloc)
+	if !ok {
+		return Text{}, false
+	}
+	at, ok := arr.Type().Underlying().(*types.Pointer)
+	if !ok {
+		return Text{}, false
+	}
+	if _, ok := at.Elem().Underlying().(*types.Array); !ok {
+		return Text{}, false
+	}
+	elems := map[int64]string{}
+	for _, ref := range *arr.Referrers() {
+		e, ok := ref.(*ssa.IndexAddr)
+		if !ok || e == ia {
+			continue
+		}
+		c, ok := e.Index.(*ssa.Const)
+		if !ok {
+			continue
+		}
+		for _, u := range *e.Referrers() {
+			st, ok := u.(*ssa.Store)
+			if !ok || st.Addr != e {
+				continue
+			}
+			t := r.resolve(st.Val, depth+1)
+			if len(t.SQL) != 1 || t.Unknown || len(t.Params) > 0 {
+				return Text{}, false
+			}
+			elems[c.Int64()] = t.SQL[0]
+		}
+	}
+	if len(elems) == 0 {
+		return Text{}, false
+	}
+	if c, ok := ia.Index.(*ssa.Const); ok {
+		s, ok := elems[c.Int64()]
+		return Text{SQL: []string{s}}, ok
+	}
+	out := Text{Seq: true}
+	for i := range int64(len(elems)) {
+		s, ok := elems[i]
+		if !ok {
+			return Text{}, false
+		}
+		out.SQL = append(out.SQL, s)
+	}
+	return out, true
 }

@@ -119,6 +119,23 @@ func Bytes() {
 	b := []byte("SELECT 1")
 	sink(string(b))
 }
+
+func ListLoop() {
+	for _, q := range []string{"LOCK TABLE b", "LOCK TABLE a"} {
+		sink(q)
+	}
+}
+
+func ListIndex() {
+	qs := []string{"LOCK TABLE b", "LOCK TABLE a"}
+	sink(qs[1])
+}
+
+func ListRuntime() {
+	for _, q := range []string{"LOCK TABLE b", os.Getenv("Q")} {
+		sink(q)
+	}
+}
 `
 
 func TestResolve(t *testing.T) {
@@ -128,6 +145,7 @@ func TestResolve(t *testing.T) {
 		sql     []string
 		params  []int
 		unknown bool
+		seq     bool
 	}{
 		{fn: "Constant", sql: []string{"SELECT * FROM subscriptions WHERE id = $1 FOR UPDATE"}},
 		{fn: "Concat", sql: []string{"SELECT * FROM accounts WHERE id = $1 FOR UPDATE"}},
@@ -152,14 +170,17 @@ func TestResolve(t *testing.T) {
 		{fn: "Picker", sql: []string{"SELECT 1", "SELECT 2"}},
 		{fn: "Closure$1", params: []int{0}},
 		{fn: "Bytes", unknown: true},
+		{fn: "ListLoop", sql: []string{"LOCK TABLE b", "LOCK TABLE a"}, seq: true},
+		{fn: "ListIndex", sql: []string{"LOCK TABLE a"}},
+		{fn: "ListRuntime", unknown: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fn, func(t *testing.T) {
 			call := onlyCall(t, pkg, tt.fn, "sink")
 			got := sqlsite.Resolve(call.Args[0])
-			if !slices.Equal(got.SQL, tt.sql) || !slices.Equal(got.Params, tt.params) || got.Unknown != tt.unknown {
-				t.Errorf("Resolve(%v) = {SQL: %q, Params: %v, Unknown: %t}, want {SQL: %q, Params: %v, Unknown: %t}",
-					call.Args[0], got.SQL, got.Params, got.Unknown, tt.sql, tt.params, tt.unknown)
+			if !slices.Equal(got.SQL, tt.sql) || !slices.Equal(got.Params, tt.params) || got.Unknown != tt.unknown || got.Seq != tt.seq {
+				t.Errorf("Resolve(%v) = {SQL: %q, Params: %v, Unknown: %t, Seq: %t}, want {SQL: %q, Params: %v, Unknown: %t, Seq: %t}",
+					call.Args[0], got.SQL, got.Params, got.Unknown, got.Seq, tt.sql, tt.params, tt.unknown, tt.seq)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 	"github.com/pglockorder/pglockorder/analyzer/report"
 )
 
@@ -34,6 +35,8 @@ type finding struct {
 	Posn     string `json:"posn"`
 	Category string `json:"category,omitempty"`
 	Message  string `json:"message"`
+	// cycle is the cycle the finding reports, when it is one (gate).
+	cycle *lockgraph.Cycle
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -47,10 +50,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		maxCycle = fs.Int("maxcycle", 4, "longest cycle of locks to look for")
 		debug    = fs.Bool("debug", false, "print why SQL was skipped")
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
+		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
+		reproOut = fs.Bool("repro", false, reproUsage)
+		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates")
 		// User-declared rules (analyzer/userrules.go).
 		sinks     = fs.String("sinks", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the SQL text of argument N on their receiver")
 		txrunners = fs.String("txrunners", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the callback in argument N inside a transaction they open")
 	)
+	var g gate // output formats, baseline, graphs (gate.go)
+	g.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `pglockorder: report PostgreSQL lock-order inversions that can deadlock
 
@@ -74,6 +82,14 @@ Flags:
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
+	if err := g.check(*jsonOut, stdout); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitUsage
+	}
+	if *reproOut && (*jsonOut || g.format != "text") {
+		fmt.Fprintln(stderr, "pglockorder: -repro prints shell scripts: it cannot be combined with -json or -format")
+		return exitUsage
+	}
 	if *maxCycle < 2 || *maxCycle > 12 {
 		fmt.Fprintln(stderr, "pglockorder: -maxcycle must be between 2 and 12")
 		return exitUsage
@@ -82,6 +98,8 @@ Flags:
 		"wholeprogram": "true",
 		"maxcycle":     strconv.Itoa(*maxCycle),
 		"debug":        strconv.FormatBool(*debug),
+		"disable":      *disable,
+		"schema":       *schema,
 		"sinks":        *sinks,
 		"txrunners":    *txrunners,
 	} {
@@ -113,6 +131,7 @@ Flags:
 
 	var (
 		edges    []*lockgraph.Edge
+		ordered  []lockseq.OrderedLock
 		temps    = map[string]bool{}
 		findings []finding
 		failed   bool
@@ -126,9 +145,11 @@ Flags:
 		}
 		if res, ok := u.result.(*analyzer.Result); ok {
 			edges = append(edges, res.Edges...)
+			ordered = append(ordered, res.Ordered...)
 			for _, t := range res.TempTables {
 				temps[t] = true
 			}
+			g.ignores = append(g.ignores, res.Ignores...)
 		}
 		for _, d := range u.diagnostics {
 			findings = append(findings, finding{
@@ -148,27 +169,46 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", *maxCycle)
 	}
 	for _, c := range cycles {
+		if analyzer.Disabled(report.Category(c)) {
+			continue
+		}
 		anchor := c.Anchor()
 		findings = append(findings, finding{
 			Pkg:      anchor.Pkg,
 			Posn:     rel(anchor.Anchor()),
 			Category: report.Category(c),
 			Message:  report.Message(c, report.Options{Rel: rel}),
+			cycle:    c,
+		})
+	}
+	for _, m := range analyzer.OrderMismatches(ordered) {
+		if analyzer.Disabled(report.CategoryOrderMismatch) {
+			break
+		}
+		findings = append(findings, finding{
+			Pkg:      m.This.Pkg,
+			Posn:     rel(m.This.Pos),
+			Category: report.CategoryOrderMismatch,
+			Message:  report.MismatchMessage(m.This, m.Other, report.Options{Rel: rel}),
 		})
 	}
 	findings = dedupe(findings)
+	findings, code, done := g.apply(stdout, stderr, findings, graph, cycles, rel, failed)
+	if done {
+		return code
+	}
 	if *verbose {
 		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, analysed in %v; %d lock-order edges, %d cycles\n",
 			len(pkgs), loaded.Round(time.Millisecond), analysed.Round(time.Millisecond), len(lockgraph.Dedupe(edges)), len(cycles))
 	}
-	if *jsonOut {
-		if err := printJSON(stdout, findings); err != nil {
+	if err := g.write(stdout, findings); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitError
+	}
+	if *reproOut {
+		if err := printRepro(stdout, cycles, rel); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 			return exitError
-		}
-	} else {
-		for _, f := range findings {
-			fmt.Fprintf(stdout, "%s: %s\n", f.Posn, f.Message)
 		}
 	}
 	switch {

@@ -25,7 +25,7 @@ func (s *Service) ReportUsage(ctx context.Context, accountID int64) (int64, erro
 		return 0, err
 	}
 	var units int64
-	if err := tx.QueryRow(ctx, "SELECT sum(units) FROM usage_records WHERE account_id = $1 FOR SHARE", accountID).Scan(&units); err != nil {
+	if err := tx.QueryRow(ctx, "SELECT units FROM usage_records WHERE account_id = $1 FOR SHARE", accountID).Scan(&units); err != nil {
 		return 0, err
 	}
 	return units, tx.Commit(ctx)

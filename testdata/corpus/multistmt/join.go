@@ -11,8 +11,9 @@ import (
 // joined row PostgreSQL locks the orders row, then the order_items row (the
 // order of the FROM list).
 func LockOrderWithItems(ctx context.Context, tx pgx.Tx, id int64) error { // want LockOrderWithItems:`row:orders FOR UPDATE@p1, row:order_items FOR UPDATE@p1\) holds`
-	_, err := tx.Exec(ctx, `SELECT o.id FROM orders o JOIN order_items i ON i.order_id = o.id
-		WHERE o.id = $1 FOR UPDATE`, id)
+	const lockBoth = `SELECT o.id FROM orders o JOIN order_items i ON i.order_id = o.id
+		WHERE o.id = $1 FOR UPDATE`
+	_, err := tx.Exec(ctx, lockBoth, id) // want `unordered multi-row lock: SELECT ... FOR UPDATE takes rows of order_items \(FOR UPDATE\), several of them \(a join\)`
 	return err
 }
 

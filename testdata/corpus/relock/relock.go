@@ -25,9 +25,10 @@ func LockMatches(ctx context.Context, db DBTX, ids []int64) error { // want Lock
 // DeleteSatisfied locks conditions, then deletes their matches, in one
 // statement: conditions before matches.
 func DeleteSatisfied(ctx context.Context, db DBTX, ids []int64) error { // want DeleteSatisfied:`row:match_conditions FOR UPDATE@p1, row:matches FOR UPDATE@p1\) holds`
-	_, err := db.Exec(ctx, `WITH c AS (
+	const deleteSatisfied = `WITH c AS (
 		SELECT match_id FROM match_conditions WHERE match_id = ANY($1) FOR UPDATE
-	) DELETE FROM matches WHERE id IN (SELECT match_id FROM c)`, ids)
+	) DELETE FROM matches WHERE id IN (SELECT match_id FROM c)`
+	_, err := db.Exec(ctx, deleteSatisfied, ids) // want `unordered multi-row lock: SELECT ... FOR UPDATE takes rows of match_conditions \(FOR UPDATE\), several of them \(= ANY\(...\)\)`
 	return err
 }
 
@@ -47,6 +48,6 @@ func Process(ctx context.Context, pool *pgxpool.Pool, ids []int64) error { // wa
 // matches, against LockMatches' matches, then conditions.
 func Purge(ctx context.Context, pool *pgxpool.Pool, ids []int64) error { // want Purge:`row:match_conditions FOR UPDATE@L0, row:matches FOR UPDATE@L0\)$`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		return DeleteSatisfied(ctx, tx, ids) // want `lock-order inversion: rows of match_conditions and rows of matches are locked in opposite orders`
+		return DeleteSatisfied(ctx, tx, ids) // want `lock-order inversion: rows of match_conditions and rows of matches are locked in opposite orders` `unordered multi-row lock: DELETE takes rows of matches \(FOR UPDATE\), several of them \(IN \(sub-query\)\)`
 	})
 }

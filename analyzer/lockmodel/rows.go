@@ -1,0 +1,430 @@
+package lockmodel
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+)
+
+// RowSet says which rows one row lock takes and in what order: the facts
+// behind the row-order rules. Two transactions that lock overlapping sets of
+// rows of one table in different orders deadlock as surely as two that lock
+// two tables in opposite orders, and table-level order cannot see it.
+//
+// For a per-row advisory lock (SELECT pg_advisory_xact_lock(id) FROM t ...)
+// it describes the rows whose keys are locked.
+type RowSet struct {
+	// Multi is set when the statement can lock several rows: its
+	// predicate is not an equality on a key column and it has no LIMIT 1.
+	Multi bool
+	// Why says what makes the lock multi-row, for messages: "= ANY($1)",
+	// "IN (...)", "IN (sub-query)", "a range", "a join", "no WHERE
+	// clause", "several VALUES rows", "a predicate that can match several
+	// rows".
+	Why string
+	// Order is the statement's ORDER BY in canonical form ("hash",
+	// "inserted_at DESC, id"): rows are locked in that order. Empty when
+	// the statement has none.
+	Order string
+	// KeyParam is the $n compared for equality with KeyColumn when the
+	// lock takes one row chosen by the caller, or with the one column an
+	// equality-only predicate compares; 0 otherwise.
+	KeyParam int
+	// KeyColumn is the key column of a single-row lock ("id").
+	KeyColumn string
+	// EqColumns lists, comma-separated and sorted, the columns of the
+	// locked table that the predicate compares for equality with a value.
+	// A schema that knows these form a unique key can make a Multi lock
+	// single-row.
+	EqColumns string
+	// EqualityOnly is set when the predicate selects its rows by equality
+	// on columns that are not a key (WHERE account_id = $1): two
+	// statements that lock the same such rows share the predicate and
+	// the plan, and so the order. It does not make a lock unordered.
+	EqualityOnly bool
+	// PreLocked is set on the rows an UPDATE or DELETE changes when an
+	// earlier part of the same statement (a CTE or sub-query with FOR
+	// UPDATE) locked them already: the statement's own lock waits for
+	// nothing new, so the order is that of the earlier lock.
+	PreLocked bool
+}
+
+// Unordered reports whether the lock can take several rows in no defined
+// order.
+func (r RowSet) Unordered() bool {
+	return r.Multi && r.Order == "" && !r.PreLocked && !r.EqualityOnly
+}
+
+// SetPredicate reports whether the rows are chosen by a set of keys or a
+// range (= ANY, IN, BETWEEN, <), or by several VALUES rows: sets that two
+// executions choose differently and that overlap.
+func (r RowSet) SetPredicate() bool {
+	switch r.Why {
+	case whyAny, whyIn, whyInQuery, whyRange, whyValues, whySelect:
+		return true
+	}
+	return false
+}
+
+// The reasons a lock takes several rows.
+const (
+	whyAny     = "= ANY(...)"
+	whyIn      = "IN (...)"
+	whyInQuery = "IN (sub-query)"
+	whyRange   = "a range"
+	whyValues  = "several VALUES rows"
+	whySelect  = "the rows of a SELECT"
+)
+
+// isKeyColumn reports whether a column, by its name alone, identifies one
+// row of table: "id", "uuid", or the table's singular name with "_id" or
+// "_uuid" ("account_id" in accounts). Without a schema this is the
+// convention almost every service follows.
+func isKeyColumn(table, col string) bool {
+	switch col {
+	case "id", "uuid":
+		return true
+	}
+	if i := strings.LastIndexByte(table, '.'); i >= 0 {
+		table = table[i+1:]
+	}
+	for _, stem := range []string{table, strings.TrimSuffix(table, "s"), strings.TrimSuffix(table, "es"), strings.TrimSuffix(table, "ies") + "y"} {
+		if stem != "" && (col == stem+"_id" || col == stem+"_uuid") {
+			return true
+		}
+	}
+	return false
+}
+
+// predicate is the row-set view of one query level: the WHERE clause,
+// ORDER BY, LIMIT and how many relations its FROM list joins.
+type predicate struct {
+	where  *pg_query.Node
+	sort   []*pg_query.Node
+	limit  *pg_query.Node
+	joined bool // the level reads more than one relation
+}
+
+// rowSet computes the RowSet of the rows of table (referred to as ref in the
+// query) that the level locks.
+func (p predicate) rowSet(table, ref string) RowSet {
+	rs := RowSet{Order: sortText(p.sort)}
+	if isLimitOne(p.limit) {
+		return rs
+	}
+	conj := conjuncts(p.where)
+	var eq []string
+	eqParams := map[int]bool{}
+	firstParam := map[string]int{}
+	why := ""
+	// A schema that knows the table decides which columns are keys; the
+	// naming convention stands in for it otherwise.
+	schema := current.Load()
+	known := schema.lookup(table) != nil
+	for _, c := range conj {
+		col, param, kind := comparison(c, ref, p.joined)
+		switch kind {
+		case cmpEq:
+			if col == "" {
+				continue
+			}
+			eq = append(eq, col)
+			eqParams[param] = true
+			if _, ok := firstParam[col]; !ok {
+				firstParam[col] = param
+			}
+			if !known && isKeyColumn(table, col) {
+				rs.KeyColumn, rs.KeyParam = col, param
+			}
+		case cmpAny:
+			why = cmp(why, whyAny)
+		case cmpIn:
+			why = cmp(why, whyIn)
+		case cmpInQuery:
+			why = cmp(why, whyInQuery)
+		case cmpRange:
+			why = cmp(why, whyRange)
+		}
+	}
+	slices.Sort(eq)
+	eq = slices.Compact(eq)
+	rs.EqColumns = strings.Join(eq, ",")
+	if known && schema.IsSingleRow(table, eq) {
+		// The equalities cover a primary key or unique constraint; name
+		// the key by its first column for messages and keys.
+		for _, col := range eq {
+			if schema.IsKeyColumn(table, col) {
+				rs.KeyColumn, rs.KeyParam = col, firstParam[col]
+				break
+			}
+		}
+		if rs.KeyColumn == "" {
+			rs.KeyColumn = eq[0]
+		}
+		return rs
+	}
+	if rs.KeyColumn != "" {
+		return rs
+	}
+	rs.Multi = true
+	switch {
+	case why != "":
+		rs.Why = why
+	case p.where == nil && p.joined:
+		rs.Why = "a join"
+	case p.where == nil:
+		rs.Why = "no WHERE clause"
+	case p.joined:
+		rs.Why = "a join"
+	case rs.EqColumns != "":
+		rs.Why = "equality on " + rs.EqColumns + ", not a key"
+		rs.EqualityOnly = true
+		if len(eqParams) == 1 {
+			for p := range eqParams {
+				rs.KeyParam = p
+			}
+		}
+	default:
+		rs.Why = "a predicate that can match several rows"
+	}
+	return rs
+}
+
+// cmp keeps the first reason found.
+func cmp(old, why string) string {
+	if old != "" {
+		return old
+	}
+	return why
+}
+
+// cmpKind classifies one conjunct of a WHERE clause.
+type cmpKind uint8
+
+const (
+	cmpOther   cmpKind = iota
+	cmpEq              // col = value
+	cmpAny             // col = ANY(array)
+	cmpIn              // col IN (list of several)
+	cmpInQuery         // col IN (SELECT ...)
+	cmpRange           // col < value, BETWEEN, ...
+)
+
+// comparison classifies conjunct c as it applies to the relation ref: for an
+// equality, the column of ref compared with a value (and the $n of that
+// value, if it is a parameter).
+func comparison(c *pg_query.Node, ref string, joined bool) (col string, param int, kind cmpKind) {
+	if sl := c.GetSubLink(); sl != nil && sl.GetSubLinkType() == pg_query.SubLinkType_ANY_SUBLINK {
+		if _, ok := columnOf(sl.GetTestexpr(), ref, joined); ok {
+			return "", 0, cmpInQuery
+		}
+		return "", 0, cmpOther
+	}
+	e := c.GetAExpr()
+	if e == nil {
+		return "", 0, cmpOther
+	}
+	op := ""
+	if names := e.GetName(); len(names) > 0 {
+		op = names[len(names)-1].GetString_().GetSval()
+	}
+	colOf := func() (string, *pg_query.Node, bool) {
+		if name, ok := columnOf(e.GetLexpr(), ref, joined); ok {
+			return name, e.GetRexpr(), true
+		}
+		if name, ok := columnOf(e.GetRexpr(), ref, joined); ok {
+			return name, e.GetLexpr(), true
+		}
+		return "", nil, false
+	}
+	switch e.GetKind() {
+	case pg_query.A_Expr_Kind_AEXPR_OP:
+		name, other, ok := colOf()
+		if !ok {
+			return "", 0, cmpOther
+		}
+		switch op {
+		case "=":
+			if refersTo(other, ref, joined) {
+				return "", 0, cmpOther // a join condition or t.a = t.b
+			}
+			return name, paramNumber(other), cmpEq
+		case "<", ">", "<=", ">=":
+			return "", 0, cmpRange
+		}
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY:
+		if _, _, ok := colOf(); ok && op == "=" {
+			return "", 0, cmpAny
+		}
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		name, ok := columnOf(e.GetLexpr(), ref, joined)
+		if !ok {
+			return "", 0, cmpOther
+		}
+		if items := e.GetRexpr().GetList().GetItems(); len(items) == 1 && op == "=" {
+			return name, paramNumber(items[0]), cmpEq
+		}
+		if op == "=" {
+			return "", 0, cmpIn
+		}
+	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM:
+		if _, ok := columnOf(e.GetLexpr(), ref, joined); ok {
+			return "", 0, cmpRange
+		}
+	}
+	return "", 0, cmpOther
+}
+
+// columnOf returns the column name if n is a column of the relation ref: a
+// qualified reference to ref, or an unqualified one when the level reads
+// only one relation.
+func columnOf(n *pg_query.Node, ref string, joined bool) (string, bool) {
+	if tc := n.GetTypeCast(); tc != nil {
+		n = tc.GetArg()
+	}
+	cr := n.GetColumnRef()
+	if cr == nil {
+		return "", false
+	}
+	var parts []string
+	for _, f := range cr.GetFields() {
+		s := f.GetString_()
+		if s == nil {
+			return "", false // t.*
+		}
+		parts = append(parts, s.GetSval())
+	}
+	switch len(parts) {
+	case 1:
+		if joined {
+			return "", false
+		}
+		return parts[0], true
+	case 2:
+		if parts[0] == ref {
+			return parts[1], true
+		}
+	case 3:
+		if parts[1] == ref {
+			return parts[2], true
+		}
+	}
+	return "", false
+}
+
+// refersTo reports whether expression n mentions a column of ref (or any
+// column, for an unqualified reference in a join).
+func refersTo(n *pg_query.Node, ref string, joined bool) bool {
+	if n == nil {
+		return false
+	}
+	if _, ok := columnOf(n, ref, joined); ok {
+		return true
+	}
+	if n.GetColumnRef() != nil {
+		// A column of another relation of the join: a join condition.
+		return true
+	}
+	return false
+}
+
+// paramNumber returns n of a $n (possibly cast) or 0.
+func paramNumber(n *pg_query.Node) int {
+	if tc := n.GetTypeCast(); tc != nil {
+		n = tc.GetArg()
+	}
+	if p := n.GetParamRef(); p != nil {
+		return int(p.GetNumber())
+	}
+	return 0
+}
+
+// conjuncts flattens the top-level AND of a WHERE clause.
+func conjuncts(n *pg_query.Node) []*pg_query.Node {
+	if n == nil {
+		return nil
+	}
+	if b := n.GetBoolExpr(); b != nil && b.GetBoolop() == pg_query.BoolExprType_AND_EXPR {
+		var out []*pg_query.Node
+		for _, a := range b.GetArgs() {
+			out = append(out, conjuncts(a)...)
+		}
+		return out
+	}
+	return []*pg_query.Node{n}
+}
+
+// isLimitOne reports whether LIMIT is the constant 1 (or 0).
+func isLimitOne(n *pg_query.Node) bool {
+	c := n.GetAConst()
+	if c == nil || c.GetIval() == nil {
+		return false
+	}
+	return c.GetIval().GetIval() <= 1
+}
+
+// sortText spells an ORDER BY list canonically: each key as its column name
+// without the relation's alias (two statements alias the table differently),
+// with DESC and NULLS FIRST/LAST when they differ from the default. A key
+// that is not a plain column is spelled "(expression N)" so that two such
+// keys never look equal.
+func sortText(sort []*pg_query.Node) string {
+	var keys []string
+	for i, n := range sort {
+		sb := n.GetSortBy()
+		if sb == nil {
+			continue
+		}
+		key := "(expression " + strconv.Itoa(i+1) + ")"
+		if cr := sb.GetNode().GetColumnRef(); cr != nil {
+			if f := cr.GetFields(); len(f) > 0 && f[len(f)-1].GetString_() != nil {
+				key = f[len(f)-1].GetString_().GetSval()
+			}
+		} else if c := sb.GetNode().GetAConst(); c != nil && c.GetIval() != nil {
+			key = "(column " + strconv.Itoa(int(c.GetIval().GetIval())) + ")"
+		}
+		desc := sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_DESC
+		if desc {
+			key += " DESC"
+		}
+		// PostgreSQL's default is NULLS LAST for ASC and NULLS FIRST for
+		// DESC; only a different choice changes the order.
+		switch sb.GetSortbyNulls() {
+		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+			if !desc {
+				key += " NULLS FIRST"
+			}
+		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+			if desc {
+				key += " NULLS LAST"
+			}
+		}
+		keys = append(keys, key)
+	}
+	return strings.Join(keys, ", ")
+}
+
+// markPreLocked marks the rows of an UPDATE or DELETE that an earlier row
+// lock of the same statement, on the same table and in a mode at least as
+// strong, has taken already: WITH locked AS (SELECT ... ORDER BY id FOR
+// UPDATE) UPDATE t ... WHERE id IN (SELECT id FROM locked).
+func markPreLocked(effects []Effect) {
+	for i := range effects {
+		e := &effects[i]
+		if e.Kind != Acquire || e.Lock.Kind != Row || !e.Rows.Multi {
+			continue
+		}
+		if e.Verb != "UPDATE" && e.Verb != "DELETE" {
+			continue
+		}
+		for _, prev := range effects[:i] {
+			if prev.Kind == Acquire && prev.Lock.Kind == Row && prev.Stmt == e.Stmt &&
+				prev.Lock.Table == e.Lock.Table && covers(prev.Lock.Mode, e.Lock.Mode) {
+				e.Rows.PreLocked = true
+				break
+			}
+		}
+	}
+}

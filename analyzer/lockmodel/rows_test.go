@@ -1,0 +1,156 @@
+package lockmodel
+
+import (
+	"fmt"
+	"testing"
+)
+
+// renderRows writes the row set of every row lock and per-row advisory lock
+// of a string, compactly:
+//
+//	<table|advisory> one [key=<col>[/$n]] | multi(<why>) [order=<order>] [prelocked]
+func renderRows(effects []Effect) []string {
+	var out []string
+	for _, e := range effects {
+		if e.Kind != Acquire || e.Lock.Kind == Table {
+			continue
+		}
+		name := e.Lock.Table
+		if e.Lock.Kind == Advisory {
+			name = "advisory"
+		}
+		r := e.Rows
+		s := name + " one"
+		if r.Multi {
+			s = name + " multi(" + r.Why + ")"
+		}
+		if r.KeyColumn != "" || r.KeyParam > 0 {
+			s += " key=" + r.KeyColumn
+			if r.KeyParam > 0 {
+				s += fmt.Sprintf("/$%d", r.KeyParam)
+			}
+		}
+		if r.Order != "" {
+			s += " order=" + r.Order
+		}
+		if r.PreLocked {
+			s += " prelocked"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestRowSets(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want []string
+	}{
+		// Single rows: equality on a key column, LIMIT 1.
+		{"SELECT * FROM accounts WHERE id = $1 FOR UPDATE", []string{"accounts one key=id/$1"}},
+		{"SELECT * FROM accounts a WHERE a.id = $2::bigint AND a.tenant = $1 FOR UPDATE", []string{"accounts one key=id/$2"}},
+		{"SELECT * FROM accounts WHERE account_id = $1 FOR UPDATE", []string{"accounts one key=account_id/$1"}},
+		{"SELECT * FROM categories WHERE category_id = $1 FOR UPDATE", []string{"categories one key=category_id/$1"}},
+		{"SELECT * FROM accounts WHERE id IN ($1) FOR UPDATE", []string{"accounts one key=id/$1"}},
+		{"SELECT * FROM jobs WHERE status = 'queued' LIMIT 1 FOR UPDATE", []string{"jobs one"}},
+		{"SELECT * FROM accounts WHERE 7 = id FOR UPDATE", []string{"accounts one key=id"}},
+		// Several rows, and why.
+		{"SELECT * FROM accounts WHERE id = ANY($1) FOR UPDATE", []string{"accounts multi(= ANY(...))"}},
+		{"SELECT * FROM accounts WHERE id IN (1, 2) FOR UPDATE", []string{"accounts multi(IN (...))"}},
+		{"SELECT * FROM accounts WHERE id IN (SELECT account_id FROM transfers) FOR UPDATE", []string{"accounts multi(IN (sub-query))"}},
+		{"SELECT * FROM accounts WHERE id > $1 FOR UPDATE", []string{"accounts multi(a range)"}},
+		{"SELECT * FROM accounts WHERE id BETWEEN 1 AND 9 FOR UPDATE", []string{"accounts multi(a range)"}},
+		{"SELECT * FROM accounts FOR UPDATE", []string{"accounts multi(no WHERE clause)"}},
+		{"SELECT * FROM sessions WHERE user_id = $1 FOR UPDATE", []string{"sessions multi(equality on user_id, not a key) key=/$1"}},
+		{"SELECT * FROM t WHERE lower(name) LIKE $1 FOR SHARE", []string{"t multi(a predicate that can match several rows)"}},
+		// Joins: each locked relation on its own.
+		{"SELECT * FROM orders o JOIN items i ON i.order_id = o.id WHERE o.id = $1 FOR UPDATE", []string{"orders one key=id/$1", "items multi(a join)"}},
+		{"SELECT * FROM orders o JOIN items i ON i.order_id = o.id WHERE o.id = $1 FOR UPDATE OF o", []string{"orders one key=id/$1"}},
+		// Order.
+		{"SELECT * FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE", []string{"accounts multi(= ANY(...)) order=id"}},
+		{"SELECT * FROM blocks b WHERE b.height > $1 ORDER BY b.hash DESC, inserted_at NULLS FIRST FOR UPDATE", []string{"blocks multi(a range) order=hash DESC, inserted_at NULLS FIRST"}},
+		{"SELECT * FROM blocks ORDER BY lower(hash) DESC NULLS FIRST FOR UPDATE", []string{"blocks multi(no WHERE clause) order=(expression 1) DESC"}},
+		// Writes.
+		{"UPDATE accounts SET n = n + 1 WHERE id = $3", []string{"accounts one key=id/$3"}},
+		{"UPDATE accounts SET n = 0 WHERE id = ANY($1)", []string{"accounts multi(= ANY(...))"}},
+		{"DELETE FROM accounts WHERE id IN (SELECT id FROM old)", []string{"accounts multi(IN (sub-query))"}},
+		{"UPDATE accounts a SET n = 0 FROM moves m WHERE a.id = m.account_id", []string{"accounts multi(a join)"}},
+		{"DELETE FROM sessions", []string{"sessions multi(no WHERE clause)"}},
+		{"INSERT INTO c (k, n) VALUES ($1, 1) ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c one"}},
+		{"INSERT INTO c (k, n) VALUES ($1, 1), ($2, 1) ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(several VALUES rows)"}},
+		{"INSERT INTO c (k, n) SELECT k, 1 FROM src ORDER BY k ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT) order=k"}},
+		// The ordered lock first, in a CTE: the UPDATE's rows are taken already.
+		{"WITH l AS (SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE) UPDATE accounts SET n = 0 WHERE id IN (SELECT id FROM l)",
+			[]string{"accounts multi(= ANY(...)) order=id", "accounts multi(IN (sub-query)) prelocked"}},
+		{"UPDATE jobs SET state = 'running' WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' FOR UPDATE SKIP LOCKED)",
+			[]string{"jobs multi(equality on state, not a key)", "jobs multi(IN (sub-query)) prelocked"}},
+		// Per-row advisory locks.
+		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1", []string{"advisory multi(equality on tenant, not a key) key=/$1"}},
+		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1 ORDER BY id", []string{"advisory multi(equality on tenant, not a key) key=/$1 order=id"}},
+		{"SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k", []string{"advisory multi(no WHERE clause)"}},
+		{"SELECT pg_advisory_xact_lock($1)", []string{"advisory one"}},
+	}
+	for _, tt := range tests {
+		a := Analyze(tt.sql)
+		if a.Err != nil {
+			t.Errorf("Analyze(%q): %v", tt.sql, a.Err)
+			continue
+		}
+		got := renderRows(a.Effects)
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("Analyze(%q) rows =\n\t%q\nwant\n\t%q", tt.sql, got, tt.want)
+		}
+	}
+}
+
+func TestIsKeyColumn(t *testing.T) {
+	tests := []struct {
+		table, col string
+		want       bool
+	}{
+		{"accounts", "id", true},
+		{"accounts", "uuid", true},
+		{"accounts", "account_id", true},
+		{"billing.accounts", "account_id", true},
+		{"boxes", "box_id", true},
+		{"categories", "category_id", true},
+		{"accounts", "user_id", false},
+		{"accounts", "ids", false},
+	}
+	for _, tt := range tests {
+		if got := isKeyColumn(tt.table, tt.col); got != tt.want {
+			t.Errorf("isKeyColumn(%q, %q) = %v, want %v", tt.table, tt.col, got, tt.want)
+		}
+	}
+}
+
+// TestRowSetsWithSchema checks that a schema decides which equalities pick
+// one row: its keys replace the naming convention for the tables it knows.
+func TestRowSetsWithSchema(t *testing.T) {
+	UseSchema(loadTestSchema(t))
+	t.Cleanup(func() { UseSchema(nil) })
+	tests := []struct {
+		sql  string
+		want []string
+	}{
+		{"SELECT * FROM orders WHERE code = $1 FOR UPDATE", []string{"orders one key=code/$1"}},
+		{"SELECT * FROM customers WHERE email = $2 FOR UPDATE", []string{"customers one key=email/$2"}},
+		{"SELECT * FROM order_items WHERE order_id = $1 AND line = $2 FOR UPDATE", []string{"order_items one key=line/$2"}},
+		// Part of a composite key: several rows.
+		{"SELECT * FROM order_items WHERE order_id = $1 FOR UPDATE", []string{"order_items multi(equality on order_id, not a key) key=/$1"}},
+		// The schema says orders.customer_id is no key, whatever its name.
+		{"SELECT * FROM orders WHERE customer_id = $1 FOR UPDATE", []string{"orders multi(equality on customer_id, not a key) key=/$1"}},
+		// A table the schema does not know: the convention.
+		{"SELECT * FROM accounts WHERE account_id = $1 FOR UPDATE", []string{"accounts one key=account_id/$1"}},
+	}
+	for _, tt := range tests {
+		a := Analyze(tt.sql)
+		if a.Err != nil {
+			t.Errorf("Analyze(%q): %v", tt.sql, a.Err)
+			continue
+		}
+		if got := renderRows(a.Effects); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("Analyze(%q) rows =\n\t%q\nwant\n\t%q", tt.sql, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,337 @@
+package lockmodel
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+)
+
+// Schema is what the lock model knows of the database's tables from its
+// migrations: keys and foreign keys. With it, a statement's locks include
+// those PostgreSQL takes on other tables for referential integrity
+// (pg-lock-facts §4 and §5):
+//
+//   - inserting a child row, or updating its foreign-key columns, takes FOR
+//     KEY SHARE on the referenced parent row (and ROW SHARE on the parent
+//     table);
+//   - deleting a parent row, or updating its key, locks the child rows that
+//     ON DELETE / ON UPDATE CASCADE, SET NULL or SET DEFAULT change;
+//   - an UPDATE that changes a column of a primary key or of a unique
+//     constraint or index takes FOR UPDATE, not FOR NO KEY UPDATE.
+type Schema struct {
+	tables map[string]*schemaTable
+}
+
+// schemaTable is one table of a Schema.
+type schemaTable struct {
+	// keys are the column sets of the primary key and of the unique
+	// constraints and (full, plain-column) unique indexes.
+	keys [][]string
+	// primary is the primary key's columns.
+	primary []string
+	// refs are the table's foreign keys (it is the child); referencedBy
+	// those that reference it (it is the parent).
+	refs, referencedBy []*ForeignKey
+}
+
+// FKAction is what a foreign key does to child rows when the parent row is
+// deleted or its key changes.
+type FKAction byte
+
+// The foreign-key actions, as pg_query spells them.
+const (
+	NoAction   FKAction = 'a'
+	Restrict   FKAction = 'r'
+	Cascade    FKAction = 'c'
+	SetNull    FKAction = 'n'
+	SetDefault FKAction = 'd'
+)
+
+// ForeignKey is a foreign-key constraint.
+type ForeignKey struct {
+	Child, Parent         string
+	ChildCols, ParentCols []string
+	OnDelete, OnUpdate    FKAction
+}
+
+// changesChild reports whether the action writes child rows.
+func (a FKAction) changesChild() bool { return a == Cascade || a == SetNull || a == SetDefault }
+
+// LoadSchema reads the schema from a .sql file, or from every .sql file
+// under a directory in lexical order of their paths (the order migration
+// tools apply them in). Statements other than CREATE TABLE, ALTER TABLE
+// ... ADD and CREATE INDEX are ignored.
+func LoadSchema(path string) (*Schema, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading schema: %w", err)
+	}
+	files := []string{path}
+	if info.IsDir() {
+		files = nil
+		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".sql") {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading schema: %w", err)
+		}
+		sort.Strings(files)
+	}
+	s := NewSchema()
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading schema: %w", err)
+		}
+		if err := s.Parse(string(text)); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", f, err)
+		}
+	}
+	return s, nil
+}
+
+// NewSchema returns an empty schema.
+func NewSchema() *Schema { return &Schema{tables: map[string]*schemaTable{}} }
+
+// Parse adds the tables, keys and foreign keys that the SQL text defines.
+// A migration often also holds statements pg_query cannot parse as a whole
+// (psql meta-commands); such text is an error.
+func (s *Schema) Parse(sql string) error {
+	tree, err := pg_query.Parse(sql)
+	if err != nil {
+		return fmt.Errorf("parse: %w", err)
+	}
+	for _, raw := range tree.GetStmts() {
+		switch n := raw.GetStmt().GetNode().(type) {
+		case *pg_query.Node_CreateStmt:
+			table := tableName(n.CreateStmt.GetRelation())
+			for _, elt := range n.CreateStmt.GetTableElts() {
+				s.element(table, elt)
+			}
+		case *pg_query.Node_AlterTableStmt:
+			table := tableName(n.AlterTableStmt.GetRelation())
+			for _, c := range n.AlterTableStmt.GetCmds() {
+				cmd := c.GetAlterTableCmd()
+				switch cmd.GetSubtype() {
+				case pg_query.AlterTableType_AT_AddConstraint, pg_query.AlterTableType_AT_AddColumn:
+					s.element(table, cmd.GetDef())
+				}
+			}
+		case *pg_query.Node_IndexStmt:
+			ix := n.IndexStmt
+			if !ix.GetUnique() && !ix.GetPrimary() || ix.GetWhereClause() != nil {
+				continue // only a full unique index makes a key
+			}
+			var cols []string
+			for _, p := range ix.GetIndexParams() {
+				name := p.GetIndexElem().GetName()
+				if name == "" {
+					cols = nil // an expression: not a key of columns
+					break
+				}
+				cols = append(cols, name)
+			}
+			if len(cols) > 0 {
+				s.addKey(tableName(ix.GetRelation()), cols, ix.GetPrimary())
+			}
+		}
+	}
+	return nil
+}
+
+// table returns the table's entry, creating it.
+func (s *Schema) table(name string) *schemaTable {
+	t := s.tables[name]
+	if t == nil {
+		t = &schemaTable{}
+		s.tables[name] = t
+	}
+	return t
+}
+
+// element handles a column definition or a table constraint of table.
+func (s *Schema) element(table string, n *pg_query.Node) {
+	s.table(table)
+	if col := n.GetColumnDef(); col != nil {
+		for _, c := range col.GetConstraints() {
+			s.constraint(table, []string{col.GetColname()}, c.GetConstraint())
+		}
+		return
+	}
+	if c := n.GetConstraint(); c != nil {
+		s.constraint(table, nil, c)
+	}
+}
+
+// constraint handles a PRIMARY KEY, UNIQUE or FOREIGN KEY constraint; cols
+// are the column of a column constraint, nil for a table constraint.
+func (s *Schema) constraint(table string, cols []string, c *pg_query.Constraint) {
+	switch c.GetContype() {
+	case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE:
+		keys := names(c.GetKeys())
+		if len(keys) == 0 {
+			keys = cols
+		}
+		s.addKey(table, keys, c.GetContype() == pg_query.ConstrType_CONSTR_PRIMARY)
+	case pg_query.ConstrType_CONSTR_FOREIGN:
+		child := names(c.GetFkAttrs())
+		if len(child) == 0 {
+			child = cols
+		}
+		fk := &ForeignKey{
+			Child: table, Parent: tableName(c.GetPktable()),
+			ChildCols: child, ParentCols: names(c.GetPkAttrs()),
+			OnDelete: action(c.GetFkDelAction()), OnUpdate: action(c.GetFkUpdAction()),
+		}
+		if fk.Parent == "" || len(child) == 0 {
+			return
+		}
+		s.table(table).refs = append(s.table(table).refs, fk)
+		s.table(fk.Parent).referencedBy = append(s.table(fk.Parent).referencedBy, fk)
+	}
+}
+
+func (s *Schema) addKey(table string, cols []string, primary bool) {
+	if len(cols) == 0 {
+		return
+	}
+	t := s.table(table)
+	if primary {
+		t.primary = cols
+	}
+	for _, k := range t.keys {
+		if slices.Equal(k, cols) {
+			return
+		}
+	}
+	t.keys = append(t.keys, cols)
+}
+
+func action(a string) FKAction {
+	if a == "" {
+		return NoAction
+	}
+	return FKAction(a[0])
+}
+
+// names returns the strings of a list of String nodes (column names).
+func names(ns []*pg_query.Node) []string {
+	out := make([]string, 0, len(ns))
+	for _, n := range ns {
+		if s := n.GetString_().GetSval(); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// IsSingleRow reports whether equality on the given columns of table
+// selects at most one row: the columns include every column of the primary
+// key or of a unique constraint or index.
+func (s *Schema) IsSingleRow(table string, cols []string) bool {
+	t := s.lookup(table)
+	if t == nil {
+		return false
+	}
+	for _, k := range t.keys {
+		if subset(k, cols) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsKeyColumn reports whether col belongs to the primary key or to a unique
+// constraint or index of table: an UPDATE that changes it takes FOR UPDATE.
+func (s *Schema) IsKeyColumn(table, col string) bool {
+	t := s.lookup(table)
+	if t == nil {
+		return false
+	}
+	for _, k := range t.keys {
+		if slices.Contains(k, col) {
+			return true
+		}
+	}
+	return false
+}
+
+// ForeignKeys returns the foreign keys of table (as the child) and those
+// that reference it (as the parent).
+func (s *Schema) ForeignKeys(table string) (refs, referencedBy []*ForeignKey) {
+	t := s.lookup(table)
+	if t == nil {
+		return nil, nil
+	}
+	return t.refs, t.referencedBy
+}
+
+func (s *Schema) lookup(table string) *schemaTable {
+	if s == nil {
+		return nil
+	}
+	return s.tables[table]
+}
+
+func subset(small, big []string) bool {
+	for _, c := range small {
+		if !slices.Contains(big, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// current is the schema Analyze applies; nil for none.
+var current atomic.Pointer[Schema]
+
+// UseSchema makes Analyze take the schema's implicit locks into account
+// from now on (nil: none). Analyses cached before are dropped. It is meant
+// to be called once, when the analyzer's -schema flag is set.
+func UseSchema(s *Schema) {
+	current.Store(s)
+	cache.Clear()
+}
+
+// CurrentSchema returns the schema set by UseSchema, or nil.
+func CurrentSchema() *Schema { return current.Load() }
+
+// SchemaFlag is a flag.Value that loads the schema at the path it is set to
+// and makes Analyze use it.
+type SchemaFlag struct{ path string }
+
+// String returns the path.
+func (f *SchemaFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.path
+}
+
+// Set loads the schema at path; an empty path unsets it.
+func (f *SchemaFlag) Set(path string) error {
+	f.path = path
+	if path == "" {
+		UseSchema(nil)
+		return nil
+	}
+	s, err := LoadSchema(path)
+	if err != nil {
+		return err
+	}
+	UseSchema(s)
+	return nil
+}

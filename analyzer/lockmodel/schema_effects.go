@@ -1,0 +1,152 @@
+package lockmodel
+
+import (
+	"slices"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+)
+
+// maxCascade bounds how far cascades are followed: a chain of ON DELETE
+// CASCADE through more tables than this is rare, and a cycle of foreign
+// keys must not make the analysis loop.
+const maxCascade = 8
+
+// withSchema adds to the effects of one statement the locks that the
+// current schema implies (see Schema): it runs after statementEffects, on
+// the same parse tree, so that without a schema nothing changes.
+func withSchema(stmt int, n *pg_query.Node, effs []Effect) []Effect {
+	s := current.Load()
+	if s == nil {
+		return effs
+	}
+	for _, dml := range dmlNodes(n) {
+		switch d := dml.GetNode().(type) {
+		case *pg_query.Node_InsertStmt:
+			var cols []string
+			for _, c := range d.InsertStmt.GetCols() {
+				cols = append(cols, c.GetResTarget().GetName())
+			}
+			effs = append(effs, s.parentChecks(stmt, tableName(d.InsertStmt.GetRelation()), cols, "INSERT")...)
+		case *pg_query.Node_UpdateStmt:
+			target := tableName(d.UpdateStmt.GetRelation())
+			var cols []string
+			for _, c := range d.UpdateStmt.GetTargetList() {
+				cols = append(cols, c.GetResTarget().GetName())
+			}
+			if slices.ContainsFunc(cols, func(c string) bool { return s.IsKeyColumn(target, c) }) {
+				// An UPDATE of a key column locks the row FOR UPDATE
+				// (pg-lock-facts §4, statements 7 and 8).
+				for i, e := range effs {
+					if e.Kind == Acquire && e.Lock.Kind == Row && e.Lock.Table == target && e.Verb == "UPDATE" && e.Lock.Mode == ForNoKeyUpdate {
+						effs[i].Lock.Mode = ForUpdate
+						effs[i].Verb = "UPDATE of a key column"
+					}
+				}
+			}
+			effs = append(effs, s.parentChecks(stmt, target, cols, "UPDATE")...)
+			effs = append(effs, s.cascades(stmt, target, cols, false, 0, map[string]bool{target: true})...)
+		case *pg_query.Node_DeleteStmt:
+			target := tableName(d.DeleteStmt.GetRelation())
+			effs = append(effs, s.cascades(stmt, target, nil, true, 0, map[string]bool{target: true})...)
+		}
+	}
+	return effs
+}
+
+// dmlNodes returns the INSERT, UPDATE and DELETE of a statement: the
+// statement itself and the data-modifying CTEs of its WITH clause.
+func dmlNodes(n *pg_query.Node) []*pg_query.Node {
+	var with *pg_query.WithClause
+	switch s := n.GetNode().(type) {
+	case *pg_query.Node_SelectStmt:
+		with = s.SelectStmt.GetWithClause()
+	case *pg_query.Node_InsertStmt:
+		with = s.InsertStmt.GetWithClause()
+	case *pg_query.Node_UpdateStmt:
+		with = s.UpdateStmt.GetWithClause()
+	case *pg_query.Node_DeleteStmt:
+		with = s.DeleteStmt.GetWithClause()
+	}
+	var out []*pg_query.Node
+	for _, c := range with.GetCtes() {
+		out = append(out, dmlNodes(c.GetCommonTableExpr().GetCtequery())...)
+	}
+	switch n.GetNode().(type) {
+	case *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt, *pg_query.Node_DeleteStmt:
+		out = append(out, n)
+	}
+	return out
+}
+
+// parentChecks returns the locks of the foreign-key checks of a child row
+// written with the given columns (nil: every column, as INSERT without a
+// column list): ROW SHARE on the parent table and FOR KEY SHARE on the
+// parent row (pg-lock-facts T5a, T8s).
+func (s *Schema) parentChecks(stmt int, child string, cols []string, verb string) []Effect {
+	refs, _ := s.ForeignKeys(child)
+	var out []Effect
+	for _, fk := range refs {
+		if cols != nil && !intersects(fk.ChildCols, cols) {
+			continue
+		}
+		v := verb + " (foreign key check on " + fk.Parent + ")"
+		out = append(out,
+			Effect{Kind: Acquire, Lock: Lock{Kind: Table, Table: fk.Parent, Mode: RowShare, Implicit: true}, Stmt: stmt, Verb: v},
+			rowEffect(stmt, fk.Parent, ForKeyShare, Block, v))
+	}
+	return out
+}
+
+// cascades returns the locks on child rows that deleting parent rows (del)
+// or changing their columns cols takes through ON DELETE / ON UPDATE
+// actions: a cascaded delete locks the child rows FOR UPDATE; a cascaded
+// update or SET NULL / SET DEFAULT updates them (FOR UPDATE when the child's
+// columns are a key of the child, else FOR NO KEY UPDATE). Cascades go on
+// through the children's own children.
+func (s *Schema) cascades(stmt int, parent string, cols []string, del bool, depth int, seen map[string]bool) []Effect {
+	if depth >= maxCascade {
+		return nil
+	}
+	_, referencedBy := s.ForeignKeys(parent)
+	var out []Effect
+	for _, fk := range referencedBy {
+		act := fk.OnUpdate
+		if del {
+			act = fk.OnDelete
+		} else {
+			pcols := fk.ParentCols
+			if len(pcols) == 0 {
+				pcols = s.lookup(parent).primary
+			}
+			if !intersects(pcols, cols) {
+				continue
+			}
+		}
+		if !act.changesChild() || seen[fk.Child] {
+			continue
+		}
+		verb := "UPDATE (ON UPDATE action of " + fk.Child + ")"
+		mode := ForNoKeyUpdate
+		if slices.ContainsFunc(fk.ChildCols, func(c string) bool { return s.IsKeyColumn(fk.Child, c) }) {
+			mode = ForUpdate
+		}
+		childDel := del && act == Cascade
+		switch {
+		case childDel:
+			verb, mode = "DELETE (ON DELETE CASCADE of "+fk.Child+")", ForUpdate
+		case del:
+			verb = "UPDATE (ON DELETE action of " + fk.Child + ")"
+		}
+		out = append(out,
+			Effect{Kind: Acquire, Lock: Lock{Kind: Table, Table: fk.Child, Mode: RowExclusive, Implicit: true}, Stmt: stmt, Verb: verb},
+			rowEffect(stmt, fk.Child, mode, Block, verb))
+		seen[fk.Child] = true
+		out = append(out, s.cascades(stmt, fk.Child, fk.ChildCols, childDel, depth+1, seen)...)
+		delete(seen, fk.Child)
+	}
+	return out
+}
+
+func intersects(a, b []string) bool {
+	return slices.ContainsFunc(a, func(c string) bool { return slices.Contains(b, c) })
+}

@@ -1,0 +1,334 @@
+package lockseq
+
+import (
+	"go/token"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+)
+
+// RowInfo is what an event knows about the rows its lock takes: the lock
+// model's row set, plus where the Go value bound to the key comes from.
+type RowInfo struct {
+	lockmodel.RowSet
+	// Key names the Go value bound to the key of a single-row lock (or of
+	// an advisory lock), in the function's terms: "p2" for parameter 2,
+	// "p1.From" for a field of one, "c:42" for a constant, "" when it is
+	// none of these.
+	Key string
+	// Pending marks an unordered multi-row write (UPDATE, DELETE, upsert)
+	// run on a handle that is a transaction only if the caller's is: the
+	// caller that makes it one reports it.
+	Pending bool
+}
+
+// RowRule names one of the row-order rules.
+type RowRule uint8
+
+// The row-order rules (the cycle rules of lockgraph work on tables and
+// advisory keys; these work on the rows of one table).
+const (
+	// UnorderedRows: one statement locks several rows in no defined order.
+	UnorderedRows RowRule = iota + 1
+	// LoopOrder: a transaction locks one row (or advisory key) per
+	// iteration of a loop over a map, or over a slice in no defined order.
+	LoopOrder
+	// CallerOrder: a transaction locks two rows of one table with keys
+	// its caller chooses, in the order the caller passes them.
+	CallerOrder
+)
+
+// RowFinding is a finding of a row-order rule in one function.
+type RowFinding struct {
+	Rule RowRule
+	// Pos is where it is reported: the statement (or the call that runs
+	// it) that takes the lock.
+	Pos  token.Pos
+	Lock lockgraph.Lock
+	Rows RowInfo
+	// Path leads from the function to the statement.
+	Path []lockgraph.Frame
+	// First leads to the statement that locked the first row
+	// (CallerOrder).
+	First []lockgraph.Frame
+	// Keys names the two Go values of a CallerOrder finding.
+	Keys [2]string
+	// Loop says what a LoopOrder loop ranges over ("a map").
+	Loop string
+	// Func is the function the finding is in.
+	Func string
+}
+
+// OrderedLock is a blocking lock of several rows of one table in a defined
+// order (SELECT ... ORDER BY ... FOR UPDATE): two of them that order the same
+// table differently can deadlock.
+type OrderedLock struct {
+	Table string
+	Order string
+	Mode  lockmodel.Mode
+	// Pos is the statement's position, "file:line:column", and What
+	// describes it.
+	Pos, What string
+	Func      string
+	// Pkg is the path of the package the statement is in.
+	Pkg string
+	// At is the statement's position in the package that found it; it
+	// means nothing in another package.
+	At token.Pos
+}
+
+// rowInfo builds the row information of an event from the lock model's
+// effect and the query arguments bound to it.
+func (fa *fnAnalysis) rowInfo(eff lockmodel.Effect, keys []ssa.Value) RowInfo {
+	ri := RowInfo{RowSet: eff.Rows}
+	param := eff.Rows.KeyParam
+	if eff.Lock.Kind == lockmodel.Advisory && len(eff.Lock.Key.Parts) == 1 {
+		param = eff.Lock.Key.Parts[0].Param
+	}
+	if param > 0 && param <= len(keys) {
+		ri.Key = fa.origin(keys[param-1], 0)
+	}
+	return ri
+}
+
+// origin names where a Go value comes from, in the function's terms (see
+// RowInfo.Key). Values computed from others (min, max, a swap that merges
+// two values in a φ) have no origin: the code chose their order.
+func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
+	if v == nil || depth > 4 {
+		return ""
+	}
+	if c := goConst(v); c != "" {
+		return "c:" + c
+	}
+	switch x := stripConversions(v).(type) {
+	case *ssa.Parameter:
+		if i := slices.Index(fa.fn.Params, x); i >= 0 {
+			return "p" + strconv.Itoa(i)
+		}
+	case *ssa.FreeVar:
+		if i := slices.Index(fa.fn.FreeVars, x); i >= 0 {
+			return "p" + strconv.Itoa(len(fa.fn.Params)+i)
+		}
+	case *ssa.Field:
+		if o := fa.origin(x.X, depth+1); o != "" {
+			return o + "." + fieldName(x.X.Type(), x.Field)
+		}
+	case *ssa.UnOp:
+		if addr, ok := x.X.(*ssa.FieldAddr); ok && x.Op == token.MUL {
+			if o := fa.origin(addr.X, depth+1); o != "" {
+				return o + "." + fieldName(addr.X.Type(), addr.Field)
+			}
+		}
+	}
+	return ""
+}
+
+// mapKey maps a callee's key origin to this function's terms at a call
+// site where vals are the callee's parameter values.
+func (fa *fnAnalysis) mapKey(key string, vals []ssa.Value) string {
+	n, rest, ok := Ref(key).param()
+	if !ok || n >= len(vals) {
+		if strings.HasPrefix(key, "c:") {
+			return key
+		}
+		return ""
+	}
+	o := fa.origin(vals[n], 0)
+	if o == "" || rest == "" {
+		return o
+	}
+	return o + "." + rest
+}
+
+// callerChosen reports whether a key origin is a value the caller passes.
+func callerChosen(key string) bool {
+	_, _, ok := Ref(key).param()
+	return ok
+}
+
+// report records a row finding once per rule and position.
+func (fa *fnAnalysis) reportRows(f RowFinding) {
+	k := strconv.Itoa(int(f.Rule)) + "@" + fa.position(f.Pos) + "@" + f.Lock.Class
+	if fa.a.rowSeen[k] {
+		return
+	}
+	fa.a.rowSeen[k] = true
+	f.Func = fa.name
+	fa.a.Rows = append(fa.a.Rows, f)
+}
+
+// checkRows applies the row-order rules to a lock this function requests
+// by running SQL at site. unit is set when the statement runs in a batch or
+// multi-statement string, whose locks are held until the unit ends.
+func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effect, keys []ssa.Value, unit bool, st *state) {
+	e := fa.events[ev]
+	if !e.Lock.Waits || (eff.Lock.Kind != lockmodel.Row && eff.Lock.Kind != lockmodel.Advisory) {
+		return
+	}
+	held := e.Hold != HoldNone || unit
+	if eff.Lock.Kind == lockmodel.Row && eff.Rows.Multi && eff.Rows.Order != "" && !eff.Rows.PreLocked && strings.HasPrefix(eff.Verb, "SELECT") {
+		pos := fa.position(site.Pos())
+		if !slices.ContainsFunc(fa.a.Ordered, func(o OrderedLock) bool { return o.Pos == pos && o.Table == eff.Lock.Table }) {
+			fa.a.Ordered = append(fa.a.Ordered, OrderedLock{
+				Table: eff.Lock.Table, Order: eff.Rows.Order, Mode: eff.Lock.Mode,
+				Pos: pos, What: e.Path[len(e.Path)-1].What, Func: fa.name, At: site.Pos(), Pkg: fa.pkgPath(),
+			})
+		}
+	}
+	if eff.Rows.Unordered() {
+		reads := eff.Lock.Kind == lockmodel.Advisory || strings.HasPrefix(eff.Verb, "SELECT")
+		switch {
+		case reads:
+		case !eff.Rows.SetPredicate():
+			// A write to the rows of a join or of a whole table runs in
+			// the plan's order, the same for every execution: only a
+			// set of keys or a range chosen per call varies.
+			return
+		case e.Hold == HoldCond && !unit:
+			// A DBTX helper: a transaction only if its caller's handle is.
+			e.Rows.Pending = true
+			return
+		case !held:
+			// An autocommit write holds its rows only while it runs.
+			return
+		case fa.alreadyHeld(e, sortedKeys(st.held)):
+			// Locked in order before (SELECT ... ORDER BY id FOR
+			// UPDATE, then UPDATE the same rows).
+			return
+		}
+		fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path})
+		return
+	}
+	if !held {
+		return
+	}
+	vals := keys
+	if p := eff.Rows.KeyParam; p > 0 && p <= len(keys) {
+		vals = keys[p-1 : p]
+	}
+	if over, ok := fa.inUnorderedLoop(site, e, vals); ok {
+		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, Loop: over})
+	}
+}
+
+// checkMapped applies the row-order rules to the caller's copy out of a
+// callee's event ev, at the call site; vals are the callee's parameter
+// values there.
+func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals []ssa.Value, st *state) {
+	out := fa.events[i]
+	out.Rows = ev.Rows
+	out.Rows.Key = fa.mapKey(ev.Rows.Key, vals)
+	out.Rows.Pending = false
+	if ev.Rows.Pending {
+		switch out.Hold {
+		case HoldCond:
+			out.Rows.Pending = true
+		case HoldTx, HoldConnTx:
+			if fa.alreadyHeld(out, sortedKeys(st.held)) {
+				return
+			}
+			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path})
+		}
+		return
+	}
+	if out.Hold == HoldNone || !out.Lock.Waits || ev.Rows.Unordered() {
+		return
+	}
+	n, _, ok := Ref(ev.Rows.Key).param()
+	if !ok || n >= len(vals) || vals[n] == nil {
+		return
+	}
+	if over, ok := fa.inUnorderedLoop(site, out, vals[n:n+1]); ok {
+		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, Loop: over})
+	}
+}
+
+// checkPair applies the caller-order rule to held event h and request w:
+// two rows of one table, locked in one transaction, with keys that are two
+// different values the caller passes, in the order it passes them.
+func (fa *fnAnalysis) checkPair(h, w int, held []int) {
+	H, W := fa.events[h], fa.events[w]
+	if H == W || H.Hold == HoldNone || !W.Lock.Waits || H.Lock.Class != W.Lock.Class ||
+		!strings.HasPrefix(W.Lock.Class, "row:") || H.Rows.Unordered() || W.Rows.Unordered() {
+		return
+	}
+	if !sameConn(H.Conn, W.Conn) && H.Tx != W.Tx {
+		return
+	}
+	kh, kw := H.Rows.Key, W.Rows.Key
+	if kh == kw || !callerChosen(kh) || !callerChosen(kw) {
+		return
+	}
+	// Two concurrent calls with the keys swapped: each holds its first
+	// row in H's mode and waits for the other's in W's.
+	if !lockmodel.ModesConflict(H.Lock.Mode, W.Lock.Mode) || fa.ordersKeys(kh, kw) {
+		return
+	}
+	for _, o := range held {
+		// Both rows locked before by one statement over several rows
+		// (SELECT ... WHERE id IN ($1, $2) ORDER BY id FOR UPDATE).
+		O := fa.events[o]
+		if O.Rows.Multi && O.Lock.Class == W.Lock.Class && sameConn(O.Conn, W.Conn) && lockgraph.Covers(O.Lock.Mode, W.Lock.Mode) {
+			return
+		}
+	}
+	fa.reportRows(RowFinding{
+		Rule: CallerOrder, Pos: fa.eventPos[w], Lock: W.Lock, Rows: W.Rows,
+		Path: W.Path, First: H.Path, Keys: [2]string{fa.keyName(kh), fa.keyName(kw)},
+	})
+}
+
+// keyName spells a key origin with the function's own names: "from",
+// "req.ToID".
+func (fa *fnAnalysis) keyName(key string) string {
+	n, rest, ok := Ref(key).param()
+	if !ok {
+		return key
+	}
+	name := "p" + strconv.Itoa(n)
+	switch {
+	case n < len(fa.fn.Params):
+		name = fa.fn.Params[n].Name()
+	case n-len(fa.fn.Params) < len(fa.fn.FreeVars):
+		name = fa.fn.FreeVars[n-len(fa.fn.Params)].Name()
+	}
+	if rest != "" {
+		name += "." + rest
+	}
+	return name
+}
+
+// ordersKeys reports whether the function compares the two key values (a <
+// b, cmp.Compare(a, b)): code that does so picks the order itself.
+func (fa *fnAnalysis) ordersKeys(k1, k2 string) bool {
+	match := func(x, y ssa.Value) bool {
+		ox, oy := fa.origin(x, 0), fa.origin(y, 0)
+		return ox == k1 && oy == k2 || ox == k2 && oy == k1
+	}
+	for _, b := range fa.fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch x := instr.(type) {
+			case *ssa.BinOp:
+				switch x.Op {
+				case token.LSS, token.GTR, token.LEQ, token.GEQ:
+					if match(x.X, x.Y) {
+						return true
+					}
+				}
+			case *ssa.Call:
+				if args := x.Call.Args; len(args) == 2 && match(args[0], args[1]) {
+					if f := x.Call.StaticCallee(); f != nil && (f.Name() == "Compare" || strings.HasPrefix(f.Name(), "Less")) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}

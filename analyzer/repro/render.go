@@ -1,0 +1,92 @@
+package repro
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Render writes the script as a POSIX shell script that runs each session in
+// its own psql, in the background, and lets pg_sleep order the turns: every
+// session takes the locks it holds at once; session k of WaitOrder requests
+// the lock it waits for after k+1 steps of $step seconds. n numbers the
+// script in the output.
+//
+// The user runs it against a scratch copy of the schema:
+//
+//	bins_p1=1 pallets_p1=1 PGDATABASE=scratch sh repro-1.sh
+func Render(w io.Writer, n int, sc *Script) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#!/bin/sh\n# pglockorder reproducer %d: %s\n#\n", n, sc.Title)
+	for _, s := range sc.Sessions {
+		fmt.Fprintf(&b, "# session %s replays %s\n", s.Name, s.Path)
+		for _, st := range s.Hold {
+			fmt.Fprintf(&b, "#   takes %s at %s\n", st.Lock, st.Pos)
+		}
+		if s.Wait != nil {
+			fmt.Fprintf(&b, "#   then waits for %s at %s\n", s.Wait.Lock, s.Wait.Pos)
+		}
+	}
+	fmt.Fprintf(&b, "#\n# Expected: %s.\n", sc.Expect)
+	for _, m := range sc.Missing {
+		fmt.Fprintf(&b, "# INCOMPLETE: pglockorder does not know %s; add it by hand.\n", m)
+	}
+	b.WriteString("#\n# Run it against a scratch database with your schema (psql's PG* variables select it):\n#   ")
+	for _, v := range sc.Vars {
+		fmt.Fprintf(&b, "%s=... ", v.Name)
+	}
+	fmt.Fprintf(&b, "PGDATABASE=scratch sh repro-%d.sh\n", n)
+	if len(sc.Vars) > 0 {
+		b.WriteString("# Fill in values that make every session lock the same rows (or keys):\n")
+	}
+	for _, v := range sc.Vars {
+		fmt.Fprintf(&b, ": \"${%s:?fill in %s}\"\n", v.Name, v.Note)
+	}
+	b.WriteString("step=${PGLOCKORDER_STEP:-1}       # seconds between turns\n")
+	b.WriteString("timeout=${PGLOCKORDER_TIMEOUT:-10} # lock_timeout in seconds: ends a hang\n")
+	var args strings.Builder
+	args.WriteString(`-X -q -v step="$step" -v timeout="$timeout"`)
+	for _, v := range sc.Vars {
+		fmt.Fprintf(&args, ` -v %s="$%s"`, v.Name, v.Name)
+	}
+	turn := map[int]int{}
+	for k, i := range sc.WaitOrder {
+		turn[i] = k + 1
+	}
+	for i, s := range sc.Sessions {
+		// Query results go nowhere; errors and notices, the outcome, are
+		// shown prefixed by the session's name.
+		fmt.Fprintf(&b, "\npsql %s -o /dev/null <<'SQL' 2>&1 | sed 's/^/%s: /' &\n", args.String(), s.Name)
+		fmt.Fprintf(&b, "\\set lt :timeout s\nSET application_name = '%s';\nSET lock_timeout = :'lt';\n", s.Name)
+		if s.Tx {
+			b.WriteString("BEGIN;\n")
+		}
+		for _, st := range s.Hold {
+			fmt.Fprintf(&b, "-- %s: takes %s\n%s;\n", st.Pos, st.Lock, strings.TrimRight(st.SQL, "; \n\t"))
+		}
+		switch k, ok := turn[i]; {
+		case ok:
+			fmt.Fprintf(&b, "SELECT pg_sleep(:step * %d);\n", k)
+			fmt.Fprintf(&b, "-- %s: waits for %s\n%s;\n", s.Wait.Pos, s.Wait.Lock, strings.TrimRight(s.Wait.SQL, "; \n\t"))
+		default:
+			// Only holds: keep the locks until every other session has
+			// waited and the hang has run into lock_timeout.
+			fmt.Fprintf(&b, "SELECT pg_sleep(:step * %d + :timeout + 1);\n", len(sc.WaitOrder)+1)
+		}
+		if s.Tx {
+			b.WriteString("ROLLBACK;\n")
+		}
+		if sc.Expect == DeadlockSessionLock {
+			// Stay connected: a session advisory lock lives as long as
+			// the connection, through the error and the ROLLBACK.
+			b.WriteString("SELECT pg_sleep(:timeout + 1);\n")
+		}
+		b.WriteString("SQL\n")
+	}
+	b.WriteString("\nwait\n")
+	_, err := io.WriteString(w, b.String())
+	if err != nil {
+		return fmt.Errorf("writing reproducer: %w", err)
+	}
+	return nil
+}

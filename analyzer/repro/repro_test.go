@@ -1,0 +1,203 @@
+package repro_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+	"github.com/pglockorder/pglockorder/analyzer/repro"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+const root = "/src/app/"
+
+func rel(pos string) string { return strings.TrimPrefix(pos, root) }
+
+func lock(class string, m lockmodel.Mode) lockgraph.Lock {
+	return lockgraph.Lock{Class: class, Mode: m, Waits: true}
+}
+
+// step builds an edge of fn that takes held with heldSQL at heldPos and then
+// waits for wanted with wantSQL at wantPos.
+func step(fn string, held lockgraph.Lock, heldPos, heldSQL string, wanted lockgraph.Lock, wantPos, wantSQL string) *lockgraph.Edge {
+	return &lockgraph.Edge{
+		Held: held, Wanted: wanted, Func: fn, Pkg: "example.com/app",
+		HeldPath:   []lockgraph.Frame{{Func: fn, Pos: root + heldPos, What: "takes", SQL: heldSQL}},
+		WantedPath: []lockgraph.Frame{{Func: fn, Pos: root + wantPos, What: "waits", SQL: wantSQL}},
+	}
+}
+
+func cycles() map[string]*lockgraph.Cycle {
+	fu, nku, fs := lockmodel.ForUpdate, lockmodel.ForNoKeyUpdate, lockmodel.ForShare
+	cross := step("jobs.Reassign",
+		lock("row:jobs", fu), "jobs/reassign.go:20:12", "SELECT id FROM jobs WHERE id = $1 FOR UPDATE",
+		lock("row:jobs", nku), "jobs/reassign.go:25:12", "UPDATE jobs SET owner = $2 WHERE id = $1")
+	cross.CrossConn = true
+	session := step("locks.Run",
+		lockgraph.Lock{Class: "advisory:(42)", Mode: lockmodel.AdvisoryExclusive, Waits: true, Session: true}, "locks/run.go:10:3", "SELECT pg_advisory_lock(42)",
+		lock("row:accounts", nku), "locks/run.go:12:3", "UPDATE accounts SET balance = 0 WHERE id = $1")
+	multi := "SELECT id FROM journals WHERE id = 1 FOR UPDATE; SELECT id FROM postings WHERE journal_id = 1 FOR UPDATE"
+	missing := step("api.Unknown",
+		lock("row:a", fu), "api/u.go:3:3", "",
+		lock("row:b", fu), "api/u.go:4:3", "UPDATE b SET v = 1 WHERE id = $1")
+	return map[string]*lockgraph.Cycle{
+		"inversion": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
+			step("billing.InvoiceAccount",
+				lock("row:subscriptions", fu), "billing/invoice.go:32:19", "SELECT plan FROM subscriptions WHERE account_id = $1 FOR UPDATE",
+				lock("row:usage_records", fu), "billing/invoice.go:36:23", "SELECT id FROM usage_records WHERE account_id = $1 FOR UPDATE"),
+			step("api.UpdateSubscriptionTier",
+				lock("row:usage_records", nku), "api/tier.go:23:22", "UPDATE usage_records SET rate = 2 WHERE account_id = $1",
+				lock("row:subscriptions", nku), "api/tier.go:27:22", "UPDATE subscriptions SET plan = $2 WHERE account_id = $1"),
+		}},
+		"upgrade": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
+			step("accounts.Debit",
+				lock("row:accounts", fs), "accounts/debit.go:10:2", "SELECT balance FROM accounts WHERE id = $1 FOR SHARE",
+				lock("row:accounts", nku), "accounts/debit.go:14:2", "UPDATE accounts SET balance = balance - $2 WHERE id = $1"),
+		}},
+		"cross_connection": {Severity: lockgraph.CrossConnection, Breaker: -1, Steps: []*lockgraph.Edge{cross}},
+		"session_advisory": {Severity: lockgraph.SessionAdvisory, Breaker: -1, Steps: []*lockgraph.Edge{
+			session,
+			step("accounts.Close",
+				lock("row:accounts", nku), "accounts/close.go:8:2", "UPDATE accounts SET closed = true WHERE id = $1",
+				lockgraph.Lock{Class: "advisory:(42)", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "accounts/close.go:9:2", "SELECT pg_advisory_xact_lock(42)"),
+		}},
+		"multi_statement": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
+			step("ledger.PostBoth",
+				lock("row:journals", fu), "ledger/post.go:5:2", multi,
+				lock("row:postings", fu), "ledger/post.go:5:2", multi),
+			step("ledger.Unpost",
+				lock("row:postings", nku), "ledger/post.go:9:2", "UPDATE postings SET posted = false WHERE journal_id = $1",
+				lock("row:journals", nku), "ledger/post.go:10:2", "UPDATE journals SET posted = false WHERE id = $1"),
+		}},
+		"advisory_params": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
+			step("jobs.Run",
+				lockgraph.Lock{Class: "advisory:(42)", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/run.go:10:3", "SELECT pg_advisory_xact_lock($1)",
+				lockgraph.Lock{Class: "advisory:(hashtext('reports'))", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/run.go:12:3", "SELECT pg_advisory_xact_lock(hashtext($1))"),
+			step("jobs.Report",
+				lockgraph.Lock{Class: "advisory:(hashtext('reports'))", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:8:2", "SELECT pg_advisory_xact_lock(hashtext($1))",
+				lockgraph.Lock{Class: "advisory@jobs/report.go:9:2", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:9:2", "SELECT pg_advisory_xact_lock($1)"),
+		}},
+		"missing_sql": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
+			missing,
+			step("api.Other",
+				lock("row:b", fu), "api/o.go:3:3", "SELECT 1 FROM b WHERE id = $1 FOR UPDATE",
+				lock("row:a", fu), "api/o.go:4:3", "SELECT 1 FROM a WHERE id = $1 FOR UPDATE"),
+		}},
+	}
+}
+
+// TestRenderGolden checks the rendered scripts against testdata/*.golden
+// (go test ./analyzer/repro -update rewrites them).
+func TestRenderGolden(t *testing.T) {
+	for name, c := range cycles() {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := repro.Render(&buf, 1, repro.Build(c, rel)); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./analyzer/repro -update to create it)", err)
+			}
+			if got := buf.String(); got != string(want) {
+				t.Errorf("reproducer differs from %s:\n%s", golden, got)
+			}
+		})
+	}
+}
+
+// TestBuild checks the structure the ground-truth tests replay.
+func TestBuild(t *testing.T) {
+	cs := cycles()
+	var sc *repro.Script
+	for _, tc := range []struct {
+		name      string
+		expect    repro.Expect
+		sessions  int
+		waitOrder []int
+		holds     []int // number of hold steps per session
+		missing   int
+	}{
+		{"inversion", repro.Deadlock, 2, []int{0, 1}, []int{1, 1}, 0},
+		{"upgrade", repro.Deadlock, 2, []int{0, 1}, []int{1, 1}, 0},
+		{"cross_connection", repro.Hang, 2, []int{1}, []int{1, 0}, 0},
+		{"session_advisory", repro.DeadlockSessionLock, 2, []int{0, 1}, []int{1, 1}, 0},
+		{"multi_statement", repro.Deadlock, 2, []int{0, 1}, []int{1, 1}, 0},
+		{"advisory_params", repro.Deadlock, 2, []int{0, 1}, []int{1, 1}, 0},
+		{"missing_sql", repro.Deadlock, 2, []int{0, 1}, []int{0, 1}, 1},
+	} {
+		sc = repro.Build(cs[tc.name], rel)
+		if sc.Expect != tc.expect || len(sc.Sessions) != tc.sessions || len(sc.Missing) != tc.missing {
+			t.Errorf("%s: expect %v, %d sessions, %d missing; want %v, %d, %d", tc.name, sc.Expect, len(sc.Sessions), len(sc.Missing), tc.expect, tc.sessions, tc.missing)
+			continue
+		}
+		if tc.name != "missing_sql" && !equal(sc.WaitOrder, tc.waitOrder) {
+			t.Errorf("%s: wait order %v, want %v", tc.name, sc.WaitOrder, tc.waitOrder)
+		}
+		for i, s := range sc.Sessions {
+			if len(s.Hold) != tc.holds[i] {
+				t.Errorf("%s: session %s holds with %d steps, want %d", tc.name, s.Name, len(s.Hold), tc.holds[i])
+			}
+		}
+	}
+	// Advisory keys the Go code binds are replayed as they are; only an
+	// unknown key becomes a placeholder.
+	sc = repro.Build(cs["advisory_params"], rel)
+	if got := sc.Sessions[0].Hold[0].SQL; got != "SELECT pg_advisory_xact_lock(42)" {
+		t.Errorf("advisory_params: hold step %q", got)
+	}
+	if got := sc.Sessions[1].Hold[0].SQL; got != "SELECT pg_advisory_xact_lock(hashtext('reports'))" {
+		t.Errorf("advisory_params: hold step %q", got)
+	}
+	if got := sc.Sessions[1].Wait.SQL; got != "SELECT pg_advisory_xact_lock(:'key1_p1')" {
+		t.Errorf("advisory_params: wait step %q", got)
+	}
+	// The two statements of one string are replayed apart.
+	sc = repro.Build(cs["multi_statement"], rel)
+	if got := sc.Sessions[0].Hold[0].SQL; got != "SELECT id FROM journals WHERE id = 1 FOR UPDATE" {
+		t.Errorf("multi_statement: hold step %q", got)
+	}
+	if got := sc.Sessions[0].Wait.SQL; got != "SELECT id FROM postings WHERE journal_id = 1 FOR UPDATE" {
+		t.Errorf("multi_statement: wait step %q", got)
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBind(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		vals map[string]string
+		want string
+	}{
+		{"UPDATE a SET v = :'a_p2' WHERE id = :'a_p1'", map[string]string{"a_p1": "1", "a_p2": "x'y"}, "UPDATE a SET v = 'x''y' WHERE id = '1'"},
+		{"SELECT :'missing'", nil, "SELECT NULL"},
+	} {
+		if got := repro.Bind(tc.sql, tc.vals); got != tc.want {
+			t.Errorf("Bind(%q) = %q, want %q", tc.sql, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package analyzer
+
+import (
+	"go/token"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/analyzer/report"
+)
+
+// Mismatch is a pair of blocking locks of several rows of one table in two
+// different orders: This is where it is reported, Other the other site.
+type Mismatch struct {
+	This, Other lockseq.OrderedLock
+}
+
+// OrderMismatches finds the pairs of ordered row locks that order one table
+// differently and conflict. Each pair is reported once, at the later of its
+// two positions, and each site at most once.
+func OrderMismatches(locks []lockseq.OrderedLock) []Mismatch {
+	var out []Mismatch
+	reported := map[string]bool{}
+	for _, a := range locks {
+		if reported[a.Pos] {
+			continue
+		}
+		for _, b := range locks {
+			if b.Table != a.Table || b.Pos >= a.Pos || compatibleOrders(a.Order, b.Order) {
+				continue
+			}
+			if !lockmodel.ModesConflict(a.Mode, b.Mode) && !lockmodel.ModesConflict(b.Mode, a.Mode) {
+				continue
+			}
+			reported[a.Pos] = true
+			out = append(out, Mismatch{This: a, Other: b})
+			break
+		}
+	}
+	return out
+}
+
+// reportRows reports the package's row-order findings, and the order
+// mismatches between its ordered locks and those of the packages it
+// imports. It returns the ordered locks to pass on in the package fact.
+func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.OrderedLock) []lockseq.OrderedLock {
+	for _, f := range an.Rows {
+		emit(pass, analysis.Diagnostic{Pos: f.Pos, Category: report.RowCategory(f), Message: report.RowMessage(f, report.Options{Rel: moduleRelative})})
+	}
+	all := slices.Concat(imported, an.Ordered)
+	slices.SortFunc(all, func(a, b lockseq.OrderedLock) int { return strings.Compare(a.Pos, b.Pos) })
+	all = slices.CompactFunc(all, func(a, b lockseq.OrderedLock) bool { return a.Pos == b.Pos && a.Table == b.Table })
+	if deferred {
+		return an.Ordered
+	}
+	own := map[string]token.Pos{}
+	for _, o := range an.Ordered {
+		own[o.Pos] = o.At
+	}
+	for _, m := range OrderMismatches(all) {
+		pos, ok := own[m.This.Pos]
+		if !ok {
+			continue
+		}
+		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.CategoryOrderMismatch, Message: report.MismatchMessage(m.This, m.Other, report.Options{Rel: moduleRelative})})
+	}
+	return all
+}
+
+// compatibleOrders reports whether two ORDER BY lists lock rows in one
+// order: equal, or one a prefix of the other (ORDER BY task_id against
+// ORDER BY task_id, retry_count agree wherever the first decides).
+func compatibleOrders(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || strings.HasPrefix(b, a+", ")
+}

@@ -1,0 +1,48 @@
+package analyzer
+
+import (
+	"testing"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+)
+
+func TestOrderMismatches(t *testing.T) {
+	ordered := func(pos, table, order string, mode lockmodel.Mode) lockseq.OrderedLock {
+		return lockseq.OrderedLock{Table: table, Order: order, Mode: mode, Pos: pos}
+	}
+	fu, fs := lockmodel.ForUpdate, lockmodel.ForShare
+	tests := []struct {
+		name  string
+		locks []lockseq.OrderedLock
+		want  [][2]string // This.Pos, Other.Pos
+	}{
+		{"opposite directions", []lockseq.OrderedLock{ordered("a.go:1", "blocks", "hash", fu), ordered("b.go:1", "blocks", "hash DESC", fu)}, [][2]string{{"b.go:1", "a.go:1"}}},
+		{"other keys", []lockseq.OrderedLock{ordered("a.go:1", "keys", "tenant_id, expires_at, key", fu), ordered("b.go:1", "keys", "tenant_id, key", fu)}, [][2]string{{"b.go:1", "a.go:1"}}},
+		{"same order", []lockseq.OrderedLock{ordered("a.go:1", "blocks", "hash", fu), ordered("b.go:1", "blocks", "hash", fu)}, nil},
+		{"prefix", []lockseq.OrderedLock{ordered("a.go:1", "slots", "task_id, inserted_at", fu), ordered("b.go:1", "slots", "task_id, inserted_at, retry", fu)}, nil},
+		{"not a prefix by name", []lockseq.OrderedLock{ordered("a.go:1", "slots", "task", fu), ordered("b.go:1", "slots", "task_id", fu)}, [][2]string{{"b.go:1", "a.go:1"}}},
+		{"other tables", []lockseq.OrderedLock{ordered("a.go:1", "blocks", "hash", fu), ordered("b.go:1", "headers", "hash DESC", fu)}, nil},
+		{"shared locks", []lockseq.OrderedLock{ordered("a.go:1", "blocks", "hash", fs), ordered("b.go:1", "blocks", "hash DESC", fs)}, nil},
+		{"share against update", []lockseq.OrderedLock{ordered("a.go:1", "blocks", "hash", fs), ordered("b.go:1", "blocks", "hash DESC", fu)}, [][2]string{{"b.go:1", "a.go:1"}}},
+		{"each site once", []lockseq.OrderedLock{
+			ordered("a.go:1", "blocks", "hash", fu), ordered("b.go:1", "blocks", "height", fu), ordered("c.go:1", "blocks", "hash DESC", fu),
+		}, [][2]string{{"b.go:1", "a.go:1"}, {"c.go:1", "a.go:1"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got [][2]string
+			for _, m := range OrderMismatches(tt.locks) {
+				got = append(got, [2]string{m.This.Pos, m.Other.Pos})
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("OrderMismatches = %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("OrderMismatches = %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}

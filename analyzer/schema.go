@@ -1,0 +1,14 @@
+package analyzer
+
+import "github.com/pglockorder/pglockorder/analyzer/lockmodel"
+
+// schemaFlag holds the -schema flag: setting it loads the migrations and
+// makes the lock model add the locks of foreign keys and key updates.
+var schemaFlag lockmodel.SchemaFlag
+
+func init() {
+	Analyzer.Flags.Var(&schemaFlag, "schema",
+		"`path` of a .sql file, or of a directory of .sql migrations, with the CREATE TABLE, ALTER TABLE ... ADD CONSTRAINT "+
+			"and CREATE INDEX statements of the database: adds the row locks of foreign-key checks and cascades, and "+
+			"FOR UPDATE for updates of key columns")
+}

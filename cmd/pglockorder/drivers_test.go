@@ -1,0 +1,310 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// golangciEnv enables the tests that build golangci-lint with the plugin
+// compiled in (.ci/run sets it): the build takes minutes on a cold cache.
+const golangciEnv = "PGLOCKORDER_GOLANGCI"
+
+var (
+	gclOnce sync.Once
+	gclPath string
+	gclErr  error
+)
+
+// buildGolangci builds testdata/golangci, golangci-lint v2.15.0 with the
+// pglockorder plugin, once per test binary run, next to the command (which
+// it builds too, and returns).
+func buildGolangci(t *testing.T) (gcl, tool string) {
+	t.Helper()
+	if os.Getenv(golangciEnv) != "1" {
+		t.Skipf("builds golangci-lint v2.15.0 with the plugin from the module proxy; run with %s=1 (as .ci/run does)", golangciEnv)
+	}
+	tool = buildTool(t) // creates buildDir, and runs the test in parallel
+	gclOnce.Do(func() {
+		gclPath = filepath.Join(buildDir, "golangci-lint")
+		gclErr = buildCustomGolangci(gclPath)
+	})
+	if gclErr != nil {
+		t.Fatal(gclErr)
+	}
+	return gclPath, tool
+}
+
+// buildCustomGolangci builds testdata/golangci into bin from a copy whose
+// replace directive names this checkout by its absolute path: -mod=mod then
+// adds whatever requirements this module has gained since
+// testdata/golangci/go.mod was last tidied, without touching the checkout.
+func buildCustomGolangci(bin string) error {
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golangci"))
+	if err != nil {
+		return err
+	}
+	root := filepath.Dir(filepath.Dir(src))
+	dir := filepath.Join(filepath.Dir(bin), "customgcl")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{"go.mod", "go.sum", "main.go"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			return err
+		}
+		if name == "go.mod" {
+			data = []byte(strings.Replace(string(data), "=> ../..", "=> "+root, 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	cmd := exec.Command("go", "build", "-mod=mod", "-o", bin, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building golangci-lint with the plugin: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// gateModule returns testdata/gate, a module with one inversion that every
+// driver sees: api imports store, whose two functions keep the order
+// api.ChangeTier breaks.
+func gateModule(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// issue is a finding as the three drivers print it, positions relative to
+// the module root.
+type issue struct {
+	Posn    string
+	Message string
+}
+
+func (i issue) String() string { return i.Posn + ": " + i.Message }
+
+// golangciIssues runs the custom golangci-lint in dir and returns its
+// pglockorder findings.
+func golangciIssues(t *testing.T, bin, dir string, args ...string) ([]issue, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"run", "--output.json.path=stdout", "--show-stats=false", "--allow-parallel-runners"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOLANGCI_LINT_CACHE="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("golangci-lint: %v", err)
+	}
+	var report struct {
+		Issues []struct {
+			FromLinter string
+			Text       string
+			Pos        struct {
+				Filename     string
+				Line, Column int
+			}
+		}
+	}
+	if code == 0 || code == 1 {
+		if err := json.Unmarshal(out, &report); err != nil {
+			t.Fatalf("golangci-lint output is not JSON: %v\n%s\nstderr:\n%s", err, out, stderr.String())
+		}
+	}
+	var got []issue
+	for _, i := range report.Issues {
+		if i.FromLinter != "pglockorder" {
+			t.Errorf("issue from another linter: %+v", i)
+			continue
+		}
+		got = append(got, issue{fmt.Sprintf("%s:%d:%d", i.Pos.Filename, i.Pos.Line, i.Pos.Column), i.Text})
+	}
+	return got, stderr.String(), code
+}
+
+// TestGolangciPlugin builds golangci-lint with the plugin and runs it on
+// the gate module: the inversion comes out with both paths in its text.
+func TestGolangciPlugin(t *testing.T) {
+	bin, _ := buildGolangci(t)
+	dir := gateModule(t)
+	got, stderr, code := golangciIssues(t, bin, dir, "./...")
+	if code != 1 || len(got) != 1 {
+		t.Fatalf("exit %d, issues %v; want exit 1 and one issue\nstderr:\n%s", code, got, stderr)
+	}
+	for _, want := range []string{
+		"lock-order inversion: rows of subscriptions and rows of usage_records are locked in opposite orders",
+		"path 1: store.Store.Invoice holds rows of subscriptions (FOR UPDATE)",
+		"then waits: store/store.go:25:29: UPDATE in a transaction",
+		"path 2: api.ChangeTier holds rows of usage_records (FOR NO KEY UPDATE)",
+		"then waits: api/api.go:21:29: UPDATE in a transaction",
+	} {
+		if !strings.Contains(got[0].Message, want) {
+			t.Errorf("issue lacks %q:\n%s", want, got[0])
+		}
+	}
+	if got[0].Posn != "api/api.go:21:29" {
+		t.Errorf("issue at %s, want api/api.go:21:29", got[0].Posn)
+	}
+
+	// golangci-lint's own //nolint:pglockorder, and the analyzer's
+	// //pglockorder:ignore, both silence it.
+	for _, directive := range []string{" //nolint:pglockorder // tier changes run alone", " //pglockorder:ignore tier changes run alone"} {
+		dir := copyModule(t, gateModule(t))
+		editFile(t, filepath.Join(dir, "api", "api.go"), func(s string) string {
+			const line = "account, plan); err != nil {"
+			return strings.Replace(s, line, line+directive, 1)
+		})
+		if got, stderr, code := golangciIssues(t, bin, dir, "./..."); code != 0 || len(got) != 0 {
+			t.Errorf("with%s: exit %d, issues %v\n%s", directive, code, got, stderr)
+		}
+	}
+}
+
+// TestGolangciPluginSettings checks that a misspelt setting stops the run
+// with a message naming it and the known settings.
+func TestGolangciPluginSettings(t *testing.T) {
+	bin, _ := buildGolangci(t)
+	cfg := filepath.Join(t.TempDir(), "golangci.yml")
+	conf := strings.Replace(readFile(t, filepath.Join(gateModule(t), ".golangci.yml")), "maxcycle: 4", "maxcycles: 4", 1)
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := golangciIssues(t, bin, gateModule(t), "-c", cfg, "./...")
+	if code == 0 || code == 1 {
+		t.Fatalf("exit %d with an unknown setting; want a configuration error\n%s", code, stderr)
+	}
+	for _, want := range []string{`unknown setting "maxcycles"`, "maxcycle"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// vetIssues runs go vet -json with the command as its tool in dir.
+func vetIssues(t *testing.T, bin, dir string, args ...string) []issue {
+	t.Helper()
+	// go vet -json prints one JSON object per package, on standard
+	// output or standard error depending on the Go version.
+	stdout, stderr, code := runTool(t, dir, "go", append([]string{"vet", "-json", "-vettool=" + bin}, args...)...)
+	if code != 0 {
+		t.Fatalf("go vet -json: exit %d\n%s", code, stderr)
+	}
+	var got []issue
+	dec := json.NewDecoder(strings.NewReader(stdout + stderr))
+	for {
+		var tree map[string]map[string][]struct{ Posn, Message string }
+		err := dec.Decode(&tree)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("go vet -json output: %v\n%s", err, stderr)
+		}
+		for _, byAnalyzer := range tree {
+			for _, f := range byAnalyzer["pglockorder"] {
+				posn := f.Posn
+				if rel, err := filepath.Rel(dir, posn); err == nil {
+					posn = rel
+				}
+				got = append(got, issue{posn, f.Message})
+			}
+		}
+	}
+	return got
+}
+
+// cliIssues runs the command with -json in dir.
+func cliIssues(t *testing.T, bin, dir string, args ...string) []issue {
+	t.Helper()
+	out, stderr, code := runTool(t, dir, bin, append([]string{"-json"}, args...)...)
+	if code != exitFindings && code != exitClean {
+		t.Fatalf("pglockorder -json: exit %d\n%s", code, stderr)
+	}
+	var tree map[string]map[string][]struct{ Posn, Message string }
+	if err := json.Unmarshal([]byte(out), &tree); err != nil {
+		t.Fatalf("pglockorder -json output: %v\n%s", err, out)
+	}
+	var got []issue
+	for _, byAnalyzer := range tree {
+		for _, f := range byAnalyzer["pglockorder"] {
+			got = append(got, issue{f.Posn, f.Message})
+		}
+	}
+	return got
+}
+
+func sortIssues(is []issue) []issue {
+	slices.SortFunc(is, func(a, b issue) int { return strings.Compare(a.String(), b.String()) })
+	return is
+}
+
+// TestDriversAgree runs the gate module through the command (whole
+// program), go vet -vettool and golangci-lint with the plugin: where the
+// per-package drivers can see the cycle (api imports store), all three
+// report the same findings at the same positions with the same text. The
+// second variant adds a declared order that the store breaks and a stale
+// ignore directive: findings of every kind, from every driver.
+func TestDriversAgree(t *testing.T) {
+	gcl, bin := buildGolangci(t)
+	for _, tc := range []struct {
+		name  string
+		edit  func(t *testing.T, dir string)
+		count int
+	}{
+		{"as is", func(*testing.T, string) {}, 1},
+		{"declared order and a stale directive", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, ".pglockorder.yaml"), []byte("order: [usage_records, subscriptions]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			editFile(t, filepath.Join(dir, "api", "api.go"), func(s string) string {
+				return strings.Replace(s, "\tdefer tx.Rollback()", "\tdefer tx.Rollback() //pglockorder:ignore stale", 1)
+			})
+		}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyModule(t, gateModule(t))
+			tc.edit(t, dir)
+			cli := sortIssues(cliIssues(t, bin, dir, "./..."))
+			vet := sortIssues(vetIssues(t, bin, dir, "./..."))
+			lint, stderr, _ := golangciIssues(t, gcl, dir, "./...")
+			lint = sortIssues(lint)
+			if len(cli) != tc.count {
+				t.Fatalf("the command found %d findings, want %d: %v", len(cli), tc.count, cli)
+			}
+			if !slices.Equal(cli, vet) {
+				t.Errorf("go vet differs from the command:\ncommand: %v\ngo vet:  %v", cli, vet)
+			}
+			if !slices.Equal(cli, lint) {
+				t.Errorf("golangci-lint differs from the command:\ncommand:       %v\ngolangci-lint: %v\n%s", cli, lint, stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,3 @@
+-- Schema of the deferclosure scenario, for the reproducers of the cycles the analyzer
+-- reports here (cmd/pglockorder TestReproducersOnServer). Row 1 of each table
+-- is the row every session locks when each placeholder is 1.

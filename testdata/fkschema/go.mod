@@ -1,0 +1,3 @@
+module example.com/fkschema
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.com/gate
+
+go 1.25
