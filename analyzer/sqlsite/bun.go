@@ -105,7 +105,21 @@ func classifyBun(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		case "Where":
 			if s, ok := constString(l.args[0]); ok {
 				st.where = append(st.where, s)
+			} else {
+				st.unknown = true
 			}
+		case "WherePK":
+			st.where = append(st.where, "id = ?") // the usual primary key
+		case "WhereOr", "WhereGroup", "WhereDeleted", "WhereAllWithDeleted":
+			st.unknown = true
+		case "Order":
+			st.order = append(st.order, constStrings(l.args[0])...)
+		case "OrderExpr":
+			if s, ok := constString(l.args[0]); ok {
+				st.order = append(st.order, s)
+			}
+		case "Limit":
+			st.limit1 = isConstOne(l.args[0])
 		case "Set":
 			if s, ok := constString(l.args[0]); ok && st.set == "" {
 				st.set = firstWord(strings.SplitN(s, "=", 2)[0])
@@ -115,6 +129,11 @@ func classifyBun(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 				st.suffix = append(st.suffix, "FOR "+s)
 			}
 		}
+	}
+	if (verb == "UPDATE" || verb == "DELETE") && len(st.where) == 0 {
+		// bun refuses an UPDATE or DELETE without a WHERE: the chain has
+		// one it built at run time.
+		st.unknown = true
 	}
 	return builtQuery(op, handle, &st, "bun "+strings.ToLower(verb)+" query's "+name)
 }

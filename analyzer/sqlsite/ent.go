@@ -117,7 +117,7 @@ func classifyEnt(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		}
 		h := entHandle(recv)
 		if name == "Get" || name == "GetX" {
-			st := statement{verb: verb, table: entTable(n, tname)}
+			st := statement{verb: verb, table: entTable(n, tname), where: []string{"id = ?"}}
 			return builtQuery(op, h, &st, "ent "+tname+"."+name)
 		}
 		op.Kind, op.Recv, op.RecvKind = Chain, h, KindOf(h.Type())
@@ -145,8 +145,24 @@ func classifyEnt(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		return op, false
 	}
 	st := statement{verb: verb, table: entTable(cn, cn.Obj().Name())}
+	switch sf.Name() {
+	case "UpdateOne", "UpdateOneID", "DeleteOne", "DeleteOneID":
+		st.where = append(st.where, "id = ?")
+	}
+	switch name {
+	case "First", "FirstX", "FirstID", "FirstIDX":
+		st.limit1 = true
+	}
 	for _, l := range links {
 		switch l.name {
+		case "Where":
+			for _, p := range variadicOrNil(l.args[0]) {
+				if w, ok := entPredicate(p); ok {
+					st.where = append(st.where, w)
+				} else {
+					st.unknown = true
+				}
+			}
 		case "ForUpdate":
 			st.suffix = append(st.suffix, "FOR UPDATE")
 		case "ForShare":
@@ -203,4 +219,60 @@ func entTable(client *types.Named, tname string) string {
 		}
 	}
 	return defaultTableName(entity)
+}
+
+// entPredicate renders a predicate of ent's generated entity package
+// (job.ID(id), job.AccountIDIn(ids...), job.CreatedAtGT(t)) as SQL on its
+// column.
+func entPredicate(v ssa.Value) (string, bool) {
+	c, ok := v.(*ssa.Call)
+	if !ok {
+		return "", false
+	}
+	fn := staticFunc(&c.Call)
+	if fn == nil || fn.Signature().Recv() != nil || fn.Signature().Results().Len() != 1 {
+		return "", false
+	}
+	if _, ok := entPredicateType(fn.Signature().Results().At(0).Type()); !ok {
+		return "", false
+	}
+	name := fn.Name()
+	for _, op := range []struct{ suffix, sql string }{
+		{"NotIn", ""}, {"NotNil", ""}, {"IsNil", ""}, {"Contains", ""}, {"ContainsFold", ""},
+		{"HasPrefix", ""}, {"HasSuffix", ""}, {"EqualFold", ""}, {"NEQ", " <> ?"}, {"EQ", " = ?"}, {"In", " = ANY(?)"},
+		{"GTE", " >= ?"}, {"GT", " > ?"}, {"LTE", " <= ?"}, {"LT", " < ?"},
+	} {
+		if field, ok := strings.CutSuffix(name, op.suffix); ok && field != "" {
+			if op.sql == "" {
+				return "", false
+			}
+			return entColumn(field) + op.sql, true
+		}
+	}
+	if strings.ContainsAny(name[:1], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && !strings.HasPrefix(name, "Has") &&
+		name != "And" && name != "Or" && name != "Not" {
+		return entColumn(name) + " = ?", true // job.AccountID(v): equality
+	}
+	return "", false
+}
+
+// entPredicateType reports whether t is one of ent's generated predicate
+// types (predicate.Job): a named function type of a package named
+// predicate.
+func entPredicateType(t types.Type) (*types.Named, bool) {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Name() != "predicate" {
+		return nil, false
+	}
+	_, isFunc := n.Underlying().(*types.Signature)
+	return n, isFunc
+}
+
+// entColumn is the column of a generated field name: ent names fields in
+// snake_case and their Go names in CamelCase.
+func entColumn(field string) string {
+	if field == "ID" {
+		return "id"
+	}
+	return snakeCase(field)
 }

@@ -96,6 +96,14 @@ func classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		case "Where":
 			if s, ok := constString(l.args[0]); ok {
 				st.where = append(st.where, s)
+			} else {
+				st.unknown = true // a struct or map condition
+			}
+		case "Or", "Not":
+			st.unknown = true
+		case "Order":
+			if s, ok := constString(l.args[0]); ok {
+				st.order = append(st.order, s)
 			}
 		case "Raw":
 			if s, ok := constString(l.args[0]); ok {
@@ -123,6 +131,18 @@ func classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	}
 	if st.table == "" && model != nil {
 		st.table = gormTable(model)
+	}
+	switch name {
+	case "First", "Take", "Last":
+		st.limit1 = true
+	}
+	if gormInline[name] && len(op.Args) > 1 {
+		gormInlineConds(&st, op.Args[1])
+	}
+	if (verb == "UPDATE" || verb == "DELETE") && len(st.where) == 0 && !st.unknown {
+		// GORM refuses an UPDATE or DELETE without conditions: one
+		// without any runs on the model's primary key.
+		st.where = append(st.where, "id = ?")
 	}
 	return builtQuery(op, root, &st, "(*gorm.DB)."+name)
 }
@@ -153,4 +173,36 @@ func firstWord(s string) string {
 		return ""
 	}
 	return f[0]
+}
+
+// gormInline lists the finishers whose arguments after the first are
+// conditions (db.First(&job, id), db.Find(&jobs, "state = ?", s)).
+var gormInline = map[string]bool{
+	"First": true, "Take": true, "Last": true, "Find": true, "FirstOrInit": true, "FirstOrCreate": true, "Delete": true,
+}
+
+// gormInlineConds adds a finisher's inline conditions: a string condition,
+// or a primary key value.
+func gormInlineConds(st *statement, conds ssa.Value) {
+	elems, ok := variadicElems(conds)
+	if !ok {
+		st.unknown = true
+		return
+	}
+	if len(elems) == 0 {
+		return
+	}
+	if s, ok := constString(elems[0]); ok {
+		st.where = append(st.where, s)
+		return
+	}
+	v := elems[0]
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	if b, ok := v.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+		st.where = append(st.where, "id = ?") // a primary key value
+		return
+	}
+	st.unknown = true
 }

@@ -4,6 +4,7 @@ import (
 	"go/constant"
 	"go/types"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -365,13 +366,24 @@ type statement struct {
 	table  string
 	where  []string
 	set    string // the column an UPDATE sets, if known
+	order  []string
+	limit1 bool // the library asks for one row (First, Take)
 	suffix []string
 	raw    string // a raw SQL text (GORM's Raw, bun's NewRaw)
+	// unknown is set when the chain filters rows by conditions that
+	// cannot be rendered (a struct condition, a function predicate).
+	unknown bool
 }
 
+// unknownFilter stands for conditions the chain has but that cannot be
+// rendered: an equality on a column that is no key, which tells the row
+// model "some rows, chosen by a predicate" without claiming the statement
+// locks the whole table in no order (which no WHERE at all would say).
+const unknownFilter = "pglockorder_unrendered_filter = 'pglockorder'"
+
 // sql renders the statement as PostgreSQL text. WHERE conditions that do
-// not parse (a GORM struct condition, a dialect's quoting) are dropped
-// rather than losing the statement and its locks.
+// not parse (a dialect's quoting) are replaced by unknownFilter rather than
+// losing the statement and its locks.
 func (s *statement) sql() (string, bool) {
 	if s.raw != "" {
 		return s.raw, true
@@ -379,35 +391,62 @@ func (s *statement) sql() (string, bool) {
 	if s.table == "" {
 		return "", false
 	}
-	var b strings.Builder
+	var head string
 	switch s.verb {
 	case "SELECT":
-		b.WriteString("SELECT * FROM " + s.table)
+		head = "SELECT * FROM " + s.table
 	case "UPDATE":
 		col := s.set
 		if col == "" {
 			col = "updated_at"
 		}
-		b.WriteString("UPDATE " + s.table + " SET " + col + " = DEFAULT")
+		head = "UPDATE " + s.table + " SET " + col + " = DEFAULT"
 	case "DELETE":
-		b.WriteString("DELETE FROM " + s.table)
+		head = "DELETE FROM " + s.table
 	case "INSERT":
 		return "INSERT INTO " + s.table + " DEFAULT VALUES", true
 	default:
 		return "", false
 	}
-	head := b.String()
-	tail := ""
-	if len(s.suffix) > 0 {
-		tail = " " + strings.Join(s.suffix, " ")
+	var tail string
+	if s.verb == "SELECT" {
+		if len(s.order) > 0 {
+			tail += " ORDER BY " + strings.Join(s.order, ", ")
+		}
+		if s.limit1 {
+			tail += " LIMIT 1"
+		}
 	}
-	if len(s.where) > 0 {
-		full := head + " WHERE (" + strings.Join(s.where, ") AND (") + ")" + tail
+	if len(s.suffix) > 0 {
+		tail += " " + strings.Join(s.suffix, " ")
+	}
+	conds := s.where
+	if s.unknown {
+		conds = append(slices.Clone(conds), unknownFilter)
+	}
+	if len(conds) > 0 {
+		full := head + " WHERE (" + strings.Join(conds, ") AND (") + ")" + tail
 		if lockmodel.Analyze(full).Err == nil {
 			return full, true
 		}
+		head += " WHERE " + unknownFilter
+	}
+	if tail != "" && lockmodel.Analyze(head+tail).Err != nil {
+		// An ORDER BY or suffix of the dialect's own: keep the lock
+		// clause only.
+		return head + lockSuffix(s.suffix), true
 	}
 	return head + tail, true
+}
+
+// lockSuffix keeps the locking clauses of a statement's suffixes.
+func lockSuffix(suffix []string) string {
+	for _, x := range suffix {
+		if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(x)), "FOR ") {
+			return " " + x
+		}
+	}
+	return ""
 }
 
 // builtQuery returns a Query operation on handle recv that runs the
@@ -548,4 +587,17 @@ func constStringValue(c *types.Const) (string, bool) {
 		return "", false
 	}
 	return constant.StringVal(c.Val()), true
+}
+
+// isConstOne reports whether v is the integer constant 1.
+func isConstOne(v ssa.Value) bool {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	c, ok := v.(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.Int {
+		return false
+	}
+	n, exact := constant.Int64Val(c.Value)
+	return exact && n == 1
 }

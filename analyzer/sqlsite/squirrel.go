@@ -101,7 +101,15 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 				st.table = firstWord(s)
 			}
 		case "Where":
-			st.where = append(st.where, squirrelPred(l.args[0])...)
+			if w := squirrelPred(l.args[0]); len(w) > 0 {
+				st.where = append(st.where, w...)
+			} else {
+				st.unknown = true
+			}
+		case "OrderBy":
+			st.order = append(st.order, constStrings(l.args[0])...)
+		case "Limit":
+			st.limit1 = isConstOne(l.args[0])
 		case "Set":
 			if s, ok := constString(l.args[0]); ok && st.set == "" {
 				st.set = s

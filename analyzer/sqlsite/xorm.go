@@ -117,7 +117,23 @@ func classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (
 		case "Where", "And":
 			if s, ok := constString(l.args[0]); ok {
 				st.where = append(st.where, s)
+			} else {
+				st.unknown = true
 			}
+		case "Or", "NotIn", "Cond":
+			st.unknown = true
+		case "OrderBy":
+			if s, ok := constString(l.args[0]); ok {
+				st.order = append(st.order, s)
+			}
+		case "Asc":
+			st.order = append(st.order, constStrings(l.args[0])...)
+		case "Desc":
+			for _, c := range constStrings(l.args[0]) {
+				st.order = append(st.order, c+" DESC")
+			}
+		case "Limit":
+			st.limit1 = isConstOne(l.args[0])
 		case "ID":
 			st.where = append(st.where, "id = ?")
 		case "In":
@@ -129,6 +145,9 @@ func classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (
 		case "ForUpdate":
 			st.suffix = append(st.suffix, "FOR UPDATE")
 		}
+	}
+	if name == "Get" {
+		st.limit1 = true // xorm's Get reads one row
 	}
 	if st.table == "" && len(op.Args) > 0 {
 		bean := op.Args[0]
