@@ -46,10 +46,13 @@ func sqlxLikeIndex(m *types.Func) int {
 	if !ok || q[0] >= params.Len() || !isString(params.At(q[0]).Type()) {
 		return -1
 	}
-	if q[0] > 0 && !isContext(params.At(q[0]-1).Type()) && !types.IsInterface(params.At(q[0]-1).Type()) {
-		// Get(dest any, query string): a cache's Get(ctx, key string)
-		// is no query.
-		return -1
+	switch m.Name() {
+	case "Get", "Select", "GetContext", "SelectContext":
+		// Get(dest any, query string): the query follows a destination,
+		// and a cache's Get(ctx, key string) is no query.
+		if dest := params.At(q[0] - 1).Type(); !types.IsInterface(dest) || isContext(dest) {
+			return -1
+		}
 	}
 	return q[0]
 }
