@@ -19,7 +19,7 @@ var libs = filepath.Join("..", "testdata", "libs")
 // fixed form. ent's generated packages are analysed as their dependencies,
 // but not checked: nobody writes expectations into generated code.
 var libScenarios = []string{
-	"./sqlxjobs/...", "./gormjobs/...", "./bunjobs/...", "./sqjobs/...", "./xormjobs/...",
+	"./sqlxjobs/...", "./gormjobs/...", "./gormrows", "./bunjobs/...", "./sqjobs/...", "./xormjobs/...",
 	"./entjobs", "./entjobs/fixed",
 }
 

@@ -60,9 +60,24 @@ func rewritePlaceholders(sql string) (string, bool) {
 				continue
 			}
 			n++
-			b.WriteString("$" + strconv.Itoa(n))
 			changed = true
 			i++
+			// GORM's "id IN ?" and sqlx.In's "id IN (?)" expand a slice
+			// into a list: a set of rows, "= ANY($n)" to the parser
+			// (which would read a list of one as an equality).
+			out := b.String()
+			if head, ok := cutIn(out); ok {
+				b.Reset()
+				b.WriteString(head + "= ANY($" + strconv.Itoa(n) + ")")
+				continue
+			}
+			if head, ok := cutIn(strings.TrimSuffix(strings.TrimRight(out, " \t\n"), "(")); ok && strings.HasPrefix(strings.TrimLeft(sql[i:], " \t\n"), ")") {
+				b.Reset()
+				b.WriteString(head + "= ANY($" + strconv.Itoa(n) + ")")
+				i += strings.IndexByte(sql[i:], ')') + 1
+				continue
+			}
+			b.WriteString("$" + strconv.Itoa(n))
 		case c == ':':
 			if i+1 < len(sql) && sql[i+1] == ':' {
 				b.WriteString("::")
@@ -97,6 +112,16 @@ func rewritePlaceholders(sql string) (string, bool) {
 		return "", false
 	}
 	return b.String(), true
+}
+
+// cutIn returns the text before a trailing keyword IN, if the text so far
+// ends with one.
+func cutIn(out string) (string, bool) {
+	t := strings.TrimRight(out, " \t\n")
+	if len(t) < 2 || !strings.EqualFold(t[len(t)-2:], "in") || len(t) > 2 && isIdentByte(t[len(t)-3], false) {
+		return "", false
+	}
+	return t[:len(t)-2], true
 }
 
 // isSliceContext reports whether the ':' at i sits inside square brackets

@@ -19,6 +19,9 @@ func TestRewritePlaceholders(t *testing.T) {
 		{"SELECT a[1:n] FROM t WHERE id = ?", "SELECT a[1:n] FROM t WHERE id = $1", true},
 		{"SELECT d ?| array['a'] FROM t -- why?\nWHERE id = ?", "SELECT d ?| array['a'] FROM t -- why?\nWHERE id = $1", true},
 		{"SELECT $$ a ? b $$, 1 /* ? */ WHERE x = ?", "SELECT $$ a ? b $$, 1 /* ? */ WHERE x = $1", true},
+		{"SELECT * FROM t WHERE id IN ? AND x = ?", "SELECT * FROM t WHERE id = ANY($1) AND x = $2", true},
+		{"SELECT * FROM t WHERE id in ( ? ) AND join_in = ?", "SELECT * FROM t WHERE id = ANY($1) AND join_in = $2", true},
+		{"SELECT * FROM t WHERE id IN (?, ?)", "SELECT * FROM t WHERE id IN ($1, $2)", true},
 		{"SELECT * FROM t WHERE id = $1", "", false},
 		{"SELECT 'it''s ?'", "", false},
 	}
