@@ -3,6 +3,7 @@ package lockmodel
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
@@ -175,6 +176,32 @@ func skipDollarQuoted(sql string, i int) int {
 	}
 	return j
 }
+
+// Dollar returns sql with its "?" and ":name" bind markers written as
+// PostgreSQL's $n when it does not parse as written (the text Analyze
+// analyses), else sql unchanged: what a reproducer can hand to psql.
+func Dollar(sql string) string {
+	if !strings.ContainsAny(sql, "?:") {
+		return sql
+	}
+	if v, ok := dollarCache.Load(sql); ok {
+		return v.(string)
+	}
+	out := sql
+	if Analyze(sql).Err == nil {
+		if _, err := pg_query.Parse(sql); err != nil {
+			if alt, ok := rewritePlaceholders(sql); ok {
+				out = alt
+			}
+		}
+	}
+	dollarCache.Store(sql, out)
+	return out
+}
+
+// dollarCache maps a SQL text to its Dollar form: reports ask for it at
+// every event, and the check parses.
+var dollarCache sync.Map
 
 // parseRewritten parses the text with its bind markers rewritten; when that
 // fails too, the error of the text as written is the one to report.

@@ -74,3 +74,17 @@ func FuzzRewritePlaceholders(f *testing.F) {
 		}
 	})
 }
+
+func TestDollar(t *testing.T) {
+	for in, want := range map[string]string{
+		"SELECT * FROM jobs WHERE id = ? FOR UPDATE": "SELECT * FROM jobs WHERE id = $1 FOR UPDATE",
+		"SELECT * FROM jobs WHERE id = $1":           "SELECT * FROM jobs WHERE id = $1",
+		"SELECT x::int FROM t":                       "SELECT x::int FROM t",
+		"SELECT * FROM docs WHERE data ? 'k'":        "SELECT * FROM docs WHERE data ? 'k'",
+		"not SQL at all ?":                           "not SQL at all ?",
+	} {
+		if got := Dollar(in); got != want {
+			t.Errorf("Dollar(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

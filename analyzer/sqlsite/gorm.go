@@ -124,9 +124,12 @@ func classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	if model == nil && len(op.Args) > 0 && name != "Count" && name != "Row" && name != "Rows" && name != "Pluck" {
 		model = op.Args[0]
 	}
-	if (name == "Update" || name == "UpdateColumn" || name == "Pluck") && len(op.Args) > 0 {
-		if s, ok := constString(op.Args[0]); ok && name != "Pluck" {
-			st.set = s
+	switch {
+	case (name == "Update" || name == "UpdateColumn") && len(op.Args) > 0:
+		st.set, _ = constString(op.Args[0])
+	case (name == "Updates" || name == "UpdateColumns") && len(op.Args) > 0:
+		if keys := mapKeys(op.Args[0]); len(keys) > 0 {
+			st.set = keys[0]
 		}
 	}
 	if st.table == "" && model != nil {

@@ -456,6 +456,12 @@ func builtQuery(op Op, recv ssa.Value, st *statement, via string) (Op, bool) {
 	if !ok || recv == nil {
 		return op, false
 	}
+	if st.raw == "" {
+		// Say where the text comes from wherever it is shown (a
+		// reproducer replays it): it is the library's statement as far
+		// as the Go code tells, not its exact text.
+		text = "/* " + via + ", as rebuilt by pglockorder */ " + text
+	}
 	op.Kind = Query
 	op.Recv = recv
 	op.RecvKind = KindOf(recv.Type())

@@ -134,6 +134,16 @@ func squirrelPred(v ssa.Value) []string {
 	if s, ok := constString(v); ok {
 		return []string{s}
 	}
+	var out []string
+	for _, k := range mapKeys(v) {
+		out = append(out, k+" = ?")
+	}
+	return out
+}
+
+// mapKeys returns the constant keys, sorted, of a map literal passed as an
+// interface (sq.Eq{"id": id}, GORM's map[string]any{"balance": b}).
+func mapKeys(v ssa.Value) []string {
 	mi, ok := v.(*ssa.MakeInterface)
 	if !ok {
 		return nil
@@ -146,7 +156,7 @@ func squirrelPred(v ssa.Value) []string {
 	for _, ref := range *mm.Referrers() {
 		if u, ok := ref.(*ssa.MapUpdate); ok && u.Map == mm {
 			if k, ok := constString(u.Key); ok {
-				out = append(out, k+" = ?")
+				out = append(out, k)
 			}
 		}
 	}
