@@ -335,8 +335,28 @@ func insertedRows(src *pg_query.Node) RowSet {
 		}
 		return RowSet{}
 	}
-	if len(s.GetFromClause()) > 0 {
+	if len(s.GetFromClause()) > 0 || setReturning(s.GetTargetList()) {
 		return RowSet{Multi: true, Why: whySelect, Order: sortText(s.GetSortClause())}
 	}
 	return RowSet{}
+}
+
+// setReturning reports whether a target list calls a function that returns
+// several rows (SELECT unnest($1::bigint[]), 1): the SELECT then yields one
+// row per element even without a FROM list.
+func setReturning(targets []*pg_query.Node) bool {
+	for _, t := range targets {
+		fc := t.GetResTarget().GetVal().GetFuncCall()
+		if fc == nil {
+			continue
+		}
+		switch funcName(fc.GetFuncname()) {
+		case "unnest", "generate_series", "json_array_elements", "jsonb_array_elements",
+			"json_array_elements_text", "jsonb_array_elements_text", "json_to_recordset",
+			"jsonb_to_recordset", "json_populate_recordset", "jsonb_populate_recordset",
+			"regexp_split_to_table", "string_to_table":
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package lockseq
 
 import (
 	"go/types"
+	"maps"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -30,7 +31,7 @@ func (fa *fnAnalysis) unorderedLoops() []*rangeLoop {
 		switch h.Comment {
 		case "rangeiter.loop":
 			l = fa.mapLoop(h)
-		case "rangeindex.loop":
+		case "rangeindex.loop", "for.loop":
 			l = fa.sliceLoop(h)
 		}
 		if l != nil {
@@ -89,28 +90,38 @@ func (fa *fnAnalysis) mapLoop(h *ssa.BasicBlock) *rangeLoop {
 // sliceLoop recognises a range over a slice or array whose order the
 // function does not define.
 func (fa *fnAnalysis) sliceLoop(h *ssa.BasicBlock) *rangeLoop {
-	var incr *ssa.BinOp
+	// The index: for range, the incremented counter the header computes;
+	// for a three-clause loop (for i := 0; i < len(s); i++), the header's
+	// φ-nodes.
+	index := map[ssa.Value]bool{}
 	for _, instr := range h.Instrs {
-		if b, ok := instr.(*ssa.BinOp); ok && b.Op.String() == "+" {
-			incr = b
+		switch x := instr.(type) {
+		case *ssa.BinOp:
+			if h.Comment == "rangeindex.loop" && x.Op.String() == "+" {
+				index[x] = true
+			}
+		case *ssa.Phi:
+			if h.Comment == "for.loop" {
+				index[x] = true
+			}
 		}
 	}
-	if incr == nil {
+	if len(index) == 0 || len(h.Preds) < 2 {
 		return nil
 	}
 	blocks := loopBlocks(h)
-	elems := map[ssa.Value]bool{incr: true}
+	elems := maps.Clone(index)
 	var coll ssa.Value
 	for b := range blocks {
 		for _, instr := range b.Instrs {
 			switch x := instr.(type) {
 			case *ssa.IndexAddr:
-				if x.Index == incr {
+				if index[x.Index] {
 					coll = x.X
 					elems[x] = true
 				}
 			case *ssa.Index:
-				if x.Index == incr {
+				if index[x.Index] {
 					coll = x.X
 					elems[x] = true
 				}
@@ -136,7 +147,21 @@ func (fa *fnAnalysis) sliceOrder(coll ssa.Value) string {
 		return ""
 	}
 	switch x := root.(type) {
-	case *ssa.Parameter, *ssa.FreeVar:
+	case *ssa.FreeVar:
+		// A closure's captured slice: its order is whatever the
+		// enclosing function made of it.
+		parent, b, ok := boundValue(x)
+		if parent == nil {
+			return "the slice " + x.Name() + " in the order the caller passes it"
+		}
+		if !ok {
+			return ""
+		}
+		if over := (&fnAnalysis{fn: parent}).sliceOrder(b); over != "" {
+			return strings.Replace(over, "the slice "+b.Name()+" ", "the slice "+x.Name()+" ", 1)
+		}
+		return ""
+	case *ssa.Parameter:
 		return "the slice " + x.Name() + " in the order the caller passes it"
 	case *ssa.Field, *ssa.UnOp:
 		if o := fa.origin(x, 0); callerChosen(o) {
@@ -145,7 +170,7 @@ func (fa *fnAnalysis) sliceOrder(coll ssa.Value) string {
 	case *ssa.Alloc:
 		// A slice literal: a constant list is one fixed order; a list of
 		// the caller's values ([]int64{from, to}) is theirs.
-		if fa.literalOfValues(x) {
+		if fa.literalOfCallerValues(x) {
 			return "a slice literal of values in the order the caller passes them"
 		}
 	case *ssa.Phi, *ssa.Call:
@@ -161,6 +186,23 @@ func sliceRoot(v ssa.Value) ssa.Value {
 		switch x := stripConversions(v).(type) {
 		case *ssa.Slice:
 			v = x.X
+		case *ssa.UnOp:
+			// A variable captured by a closure lives in memory: its
+			// loads are the variable (its one value, if stored once).
+			switch addr := x.X.(type) {
+			case *ssa.FreeVar:
+				return addr
+			case *ssa.Alloc:
+				if _, isArray := deref(addr.Type()).Underlying().(*types.Array); isArray {
+					return x
+				}
+				if st := onlyStore(addr, nil); st != nil {
+					v = st.Val
+					continue
+				}
+				return addr
+			}
+			return x
 		default:
 			return x
 		}
@@ -174,15 +216,32 @@ func (fa *fnAnalysis) sorted(root ssa.Value) bool {
 	if c, ok := root.(*ssa.Call); ok && isSortFunc(c.Call.StaticCallee()) {
 		return true
 	}
-	for _, b := range fa.fn.Blocks {
+	return sortsIn(fa.fn, func(a ssa.Value) bool { return sliceRoot(a) == root }, 0)
+}
+
+// sortsIn reports whether fn passes a value that isArg accepts to a sorting
+// function, directly or through a function of the program that sorts its
+// parameter (sortIDs(ids) where sortIDs calls slices.Sort).
+func sortsIn(fn *ssa.Function, isArg func(ssa.Value) bool, depth int) bool {
+	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			c, ok := instr.(*ssa.Call)
-			if !ok || !isSortFunc(c.Call.StaticCallee()) {
+			if !ok {
 				continue
 			}
-			for _, a := range c.Call.Args {
-				if sliceRoot(a) == root {
+			callee := c.Call.StaticCallee()
+			for i, a := range c.Call.Args {
+				if !isArg(a) {
+					continue
+				}
+				if isSortFunc(callee) {
 					return true
+				}
+				if callee != nil && depth < 2 && len(callee.Blocks) > 0 && i < len(callee.Params) {
+					p := callee.Params[i]
+					if sortsIn(callee, func(v ssa.Value) bool { return sliceRoot(v) == p }, depth+1) {
+						return true
+					}
 				}
 			}
 		}
@@ -206,29 +265,47 @@ func isSortFunc(f *ssa.Function) bool {
 	if obj := f.Object(); obj != nil && obj.Pkg() != nil {
 		pkg = obj.Pkg().Path()
 	}
-	name := f.Name()
-	return (pkg == "sort" || pkg == "slices") && strings.Contains(name, "Sort") && !strings.HasPrefix(name, "IsSorted")
+	switch pkg {
+	case "sort":
+		switch f.Name() {
+		case "Sort", "Stable", "Slice", "SliceStable", "Strings", "Ints", "Float64s":
+			return true
+		}
+	case "slices":
+		switch f.Name() {
+		case "Sort", "SortFunc", "SortStableFunc", "Sorted", "SortedFunc", "SortedStableFunc":
+			return true
+		}
+	}
+	return false
 }
 
-// literalOfValues reports whether the array behind a slice literal is filled
-// with values that are not all constants.
-func (fa *fnAnalysis) literalOfValues(arr *ssa.Alloc) bool {
+// literalOfCallerValues reports whether the array behind a slice literal
+// holds two or more values the caller passes ([]int64{from, to}). A list of
+// constants is one fixed order, and values the code computed
+// ([]int64{min(a, b), max(a, b)}) are in the order it chose.
+func (fa *fnAnalysis) literalOfCallerValues(arr *ssa.Alloc) bool {
 	if _, ok := deref(arr.Type()).Underlying().(*types.Array); !ok {
 		return false
 	}
-	values := false
+	caller := 0
 	for _, ref := range *arr.Referrers() {
 		ia, ok := ref.(*ssa.IndexAddr)
 		if !ok {
 			continue
 		}
 		for _, r := range *ia.Referrers() {
-			if st, ok := r.(*ssa.Store); ok && st.Addr == ia && goConst(st.Val) == "" {
-				values = true
+			st, ok := r.(*ssa.Store)
+			if !ok || st.Addr != ia {
+				continue
 			}
+			if !callerChosen(fa.origin(st.Val, 0)) {
+				return false
+			}
+			caller++
 		}
 	}
-	return values
+	return caller >= 2
 }
 
 // builtOrder says why a slice the function builds by appending has no
@@ -380,6 +457,16 @@ func derivesFrom(v ssa.Value, elems map[ssa.Value]bool) bool {
 		}
 		if _, isPhi := v.(*ssa.Phi); isPhi {
 			continue // a value carried round the loop, not this iteration's
+		}
+		if a, ok := v.(*ssa.Alloc); ok {
+			// A local copy (the loop variable of a range over
+			// structs): what is stored into it.
+			for _, ref := range *a.Referrers() {
+				if st, ok := ref.(*ssa.Store); ok && st.Addr == a {
+					work = append(work, st.Val)
+				}
+			}
+			continue
 		}
 		for _, op := range instr.Operands(nil) {
 			if *op != nil {

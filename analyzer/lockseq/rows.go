@@ -112,21 +112,139 @@ func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
 			return "p" + strconv.Itoa(i)
 		}
 	case *ssa.FreeVar:
-		if i := slices.Index(fa.fn.FreeVars, x); i >= 0 {
-			return "p" + strconv.Itoa(len(fa.fn.Params)+i)
+		i := slices.Index(fa.fn.FreeVars, x)
+		if i < 0 {
+			break
 		}
+		// The enclosing function chose the captured value: a key it
+		// computed (min, max, a swap) or read is no caller's choice.
+		if parent, b, ok := boundValue(x); parent != nil {
+			if !ok {
+				return ""
+			}
+			po := (&fnAnalysis{fn: parent}).origin(b, depth+1)
+			if !callerChosen(po) {
+				return po
+			}
+		}
+		return "p" + strconv.Itoa(len(fa.fn.Params)+i)
 	case *ssa.Field:
 		if o := fa.origin(x.X, depth+1); o != "" {
 			return o + "." + fieldName(x.X.Type(), x.Field)
 		}
 	case *ssa.UnOp:
-		if addr, ok := x.X.(*ssa.FieldAddr); ok && x.Op == token.MUL {
+		if x.Op != token.MUL {
+			break
+		}
+		switch addr := x.X.(type) {
+		case *ssa.FieldAddr:
 			if o := fa.origin(addr.X, depth+1); o != "" {
 				return o + "." + fieldName(addr.X.Type(), addr.Field)
 			}
+		case *ssa.FreeVar:
+			// A variable a closure captures by reference: named like
+			// the free variable itself.
+			return fa.origin(addr, depth+1)
+		case *ssa.Alloc:
+			return fa.origin(addr, depth+1)
+		}
+	case *ssa.Alloc:
+		// A local variable (a parameter the function takes the address
+		// of, a struct parameter held by value) stored to once.
+		if st := onlyStore(x, nil); st != nil {
+			return fa.origin(st.Val, depth+1)
+		}
+		if decoded(x) {
+			return "in:" + x.Comment
 		}
 	}
 	return ""
+}
+
+// decoded reports whether a local variable is filled by decoding a request
+// (json.Decoder.Decode(&req), json.Unmarshal(b, &req), c.Bind(&req), ...):
+// its values are the client's, in the client's order.
+func decoded(a *ssa.Alloc) bool {
+	refs := slices.Clone(*a.Referrers())
+	for i := 0; i < len(refs); i++ {
+		ref := refs[i]
+		switch x := ref.(type) {
+		case *ssa.MakeInterface:
+			refs = append(refs, *x.Referrers()...)
+			continue
+		case *ssa.ChangeType:
+			refs = append(refs, *x.Referrers()...)
+			continue
+		}
+		call, ok := ref.(ssa.CallInstruction)
+		if !ok {
+			continue
+		}
+		name := ""
+		if c := call.Common(); c.IsInvoke() {
+			name = c.Method.Name()
+		} else if f := c.StaticCallee(); f != nil {
+			name = f.Name()
+		}
+		if strings.Contains(name, "Decode") || strings.Contains(name, "Unmarshal") ||
+			strings.HasPrefix(name, "Bind") || strings.HasPrefix(name, "ShouldBind") ||
+			name == "BodyParser" || name == "ReadJSON" {
+			return true
+		}
+	}
+	return false
+}
+
+// boundValue returns the value the enclosing function binds to free
+// variable fv of a closure, looking through a variable captured by
+// reference to the one value stored in it. parent is nil when the closure's
+// creation is not found; ok is false when the variable is assigned more than
+// once (a swap: its value is then computed, not passed).
+func boundValue(fv *ssa.FreeVar) (parent *ssa.Function, v ssa.Value, ok bool) {
+	fn := fv.Parent()
+	parent = fn.Parent()
+	if parent == nil {
+		return nil, nil, false
+	}
+	idx := slices.Index(fn.FreeVars, fv)
+	for _, b := range parent.Blocks {
+		for _, instr := range b.Instrs {
+			mc, isMC := instr.(*ssa.MakeClosure)
+			if !isMC || mc.Fn != fn || idx >= len(mc.Bindings) {
+				continue
+			}
+			bound := mc.Bindings[idx]
+			if a, isAlloc := bound.(*ssa.Alloc); isAlloc {
+				st := onlyStore(a, nil)
+				if st == nil {
+					if decoded(a) {
+						return parent, a, true
+					}
+					return parent, nil, false
+				}
+				return parent, st.Val, true
+			}
+			return parent, bound, true
+		}
+	}
+	return nil, nil, false
+}
+
+// fieldValue returns the value stored into field of a struct literal (a
+// local built field by field, then loaded: db.Params{ID: from}), or nil.
+func fieldValue(v ssa.Value, field string) ssa.Value {
+	load, ok := stripConversions(v).(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	a, ok := load.X.(*ssa.Alloc)
+	if !ok {
+		return nil
+	}
+	if st := onlyStore(a, []string{field}); st != nil {
+		return st.Val
+	}
+	return nil
 }
 
 // mapKey maps a callee's key origin to this function's terms at a call
@@ -140,16 +258,29 @@ func (fa *fnAnalysis) mapKey(key string, vals []ssa.Value) string {
 		return ""
 	}
 	o := fa.origin(vals[n], 0)
+	if o == "" && rest != "" {
+		// A field of a struct the caller builds for the call
+		// (sqlc's Params structs).
+		field, more, _ := strings.Cut(rest, ".")
+		if fv := fieldValue(vals[n], field); fv != nil {
+			o = fa.origin(fv, 0)
+			if o != "" && more != "" {
+				o += "." + more
+			}
+			return o
+		}
+	}
 	if o == "" || rest == "" {
 		return o
 	}
 	return o + "." + rest
 }
 
-// callerChosen reports whether a key origin is a value the caller passes.
+// callerChosen reports whether a key origin is a value the caller passes,
+// or one decoded from a client's request.
 func callerChosen(key string) bool {
 	_, _, ok := Ref(key).param()
-	return ok
+	return ok || strings.HasPrefix(key, "in:")
 }
 
 // report records a row finding once per rule and position.
@@ -271,10 +402,16 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 		return
 	}
 	for _, o := range held {
-		// Both rows locked before by one statement over several rows
-		// (SELECT ... WHERE id IN ($1, $2) ORDER BY id FOR UPDATE).
+		// W's row may be locked already, in a mode that covers it: by a
+		// statement over several rows (WHERE id IN ($1, $2) ORDER BY id
+		// FOR UPDATE), by one whose key the code computed (min(a, b)),
+		// or by one with W's own key. W then waits for nothing.
 		O := fa.events[o]
-		if O.Rows.Multi && O.Lock.Class == W.Lock.Class && sameConn(O.Conn, W.Conn) && lockgraph.Covers(O.Lock.Mode, W.Lock.Mode) {
+		if o == h || O.Lock.Class != W.Lock.Class || !sameConn(O.Conn, W.Conn) && O.Tx != W.Tx ||
+			!lockgraph.Covers(O.Lock.Mode, W.Lock.Mode) {
+			continue
+		}
+		if O.Rows.Multi || O.Rows.Key == "" || O.Rows.Key == kw {
 			return
 		}
 	}
@@ -287,6 +424,9 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 // keyName spells a key origin with the function's own names: "from",
 // "req.ToID".
 func (fa *fnAnalysis) keyName(key string) string {
+	if name, ok := strings.CutPrefix(key, "in:"); ok {
+		return name
+	}
 	n, rest, ok := Ref(key).param()
 	if !ok {
 		return key

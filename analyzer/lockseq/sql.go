@@ -425,6 +425,11 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 	for _, h := range held {
 		fa.checkPair(h, w, held)
 	}
+	if st.held[w] && !perIteration(want.Lock.Class) {
+		// The same statement again (the next turn of a loop) on a table
+		// or a constant advisory key the transaction holds already.
+		return
+	}
 	if fa.alreadyHeld(want, held) || fa.alreadyHeld(want, unitHeld) {
 		// The connection already holds this lock in a mode at least as
 		// strong (SELECT ... FOR UPDATE, then UPDATE of the same rows):
@@ -734,4 +739,11 @@ func (fa *fnAnalysis) preparedStmt(v ssa.Value) (Handle, ssa.Value, bool) {
 		return fa.handleOf(op.Recv), q, ok
 	}
 	return Handle{}, nil, false
+}
+
+// perIteration reports whether a lock class stands for objects that can
+// differ each time its statement runs: rows of a table, or an advisory key
+// known only at run time.
+func perIteration(class string) bool {
+	return strings.HasPrefix(class, "row:") || strings.HasPrefix(class, "advisory@") || parametric(class)
 }

@@ -55,8 +55,12 @@ func RowMessage(f lockseq.RowFinding, o Options) string {
 		writeFrames(&b, "takes", f.Path, o)
 		b.WriteString("\n  fix: " + unorderedFix(f, table))
 	case lockseq.LoopOrder:
-		fmt.Fprintf(&b, "lock order set by a loop: %s is taken once per iteration of a loop over %s, in one transaction; two transactions that take overlapping %s in different orders deadlock (%s)",
-			lockName(f.Lock), f.Loop, what, deadlockClause)
+		verb := "is"
+		if !advisory {
+			verb = "are"
+		}
+		fmt.Fprintf(&b, "lock order set by a loop: %s %s taken once per iteration of a loop over %s, in one transaction; two transactions that take overlapping %s in different orders deadlock (%s)",
+			lockName(f.Lock), verb, f.Loop, what, deadlockClause)
 		writeFrames(&b, "takes", f.Path, o)
 		b.WriteString("\n  fix: sort the keys before the loop (slices.Sort(keys)) so every transaction locks them in one order")
 		if !advisory {

@@ -263,7 +263,10 @@ func relativizer(dir string) func(string) string {
 	if err != nil {
 		return func(s string) string { return s }
 	}
-	if dir != "" {
+	switch {
+	case filepath.IsAbs(dir):
+		base = dir
+	case dir != "":
 		base = filepath.Join(base, dir)
 	}
 	return func(pos string) string {

@@ -1,4 +1,4 @@
-package branches // want package:"sql=true edges=28"
+package branches // want package:"sql=true edges=26"
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func (s *Sync) ApplyBatch(ctx context.Context, workspaceIDs []int64) error { // 
 	}
 	defer tx.Rollback(ctx)
 	for _, id := range workspaceIDs {
-		if _, err := tx.Exec(ctx, "UPDATE workspaces SET synced_at = now() WHERE id = $1", id); err != nil { // want `lock-order inversion: rows of workspace_quotas and rows of workspaces are locked in opposite orders` `lock order set by a loop: rows of workspaces \(FOR NO KEY UPDATE\) is taken once per iteration of a loop over the slice workspaceIDs`
+		if _, err := tx.Exec(ctx, "UPDATE workspaces SET synced_at = now() WHERE id = $1", id); err != nil { // want `lock-order inversion: rows of workspace_quotas and rows of workspaces are locked in opposite orders` `lock order set by a loop: rows of workspaces \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over the slice workspaceIDs`
 			return err
 		}
 		if _, err := tx.Exec(ctx, "UPDATE workspace_quotas SET used = used + 1 WHERE workspace_id = $1", id); err != nil { // want `lock order set by a loop: rows of workspace_quotas`

@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=56"
+package rowlocks // want package:"sql=true edges=76"
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func applyCredits(ctx context.Context, pool *pgxpool.Pool, credits map[int64]int
 	}
 	defer tx.Rollback(ctx)
 	for id, amount := range credits {
-		if _, err := tx.Exec(ctx, "UPDATE balances SET amount = amount + $2 WHERE id = $1", id, amount); err != nil { // want `lock order set by a loop: rows of balances \(FOR NO KEY UPDATE\) is taken once per iteration of a loop over a map`
+		if _, err := tx.Exec(ctx, "UPDATE balances SET amount = amount + $2 WHERE id = $1", id, amount); err != nil { // want `lock order set by a loop: rows of balances \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over a map`
 			return err
 		}
 	}
@@ -45,7 +45,7 @@ func applyCreditsSorted(ctx context.Context, pool *pgxpool.Pool, credits map[int
 // map's order.
 func applyCreditsCollected(ctx context.Context, tx pgx.Tx, credits map[int64]int64) error {
 	for _, id := range slices.Collect(maps.Keys(credits)) {
-		if _, err := tx.Exec(ctx, "UPDATE balances SET amount = amount + $2 WHERE id = $1", id, credits[id]); err != nil { // want `lock order set by a loop: rows of balances \(FOR NO KEY UPDATE\) is taken once per iteration of a loop over the keys of a map`
+		if _, err := tx.Exec(ctx, "UPDATE balances SET amount = amount + $2 WHERE id = $1", id, credits[id]); err != nil { // want `lock order set by a loop: rows of balances \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over the keys of a map`
 			return err
 		}
 	}
@@ -55,7 +55,7 @@ func applyCreditsCollected(ctx context.Context, tx pgx.Tx, credits map[int64]int
 // lockAll locks the accounts in the order the caller lists them.
 func lockAll(ctx context.Context, tx pgx.Tx, ids []int64) error {
 	for _, id := range ids {
-		if _, err := tx.Exec(ctx, "SELECT id FROM accounts WHERE id = $1 FOR UPDATE", id); err != nil { // want `lock order set by a loop: rows of accounts \(FOR UPDATE\) is taken once per iteration of a loop over the slice ids in the order the caller passes it`
+		if _, err := tx.Exec(ctx, "SELECT id FROM accounts WHERE id = $1 FOR UPDATE", id); err != nil { // want `lock order set by a loop: rows of accounts \(FOR UPDATE\) are taken once per iteration of a loop over the slice ids in the order the caller passes it`
 			return err
 		}
 	}
@@ -106,7 +106,7 @@ func touchAllAutocommit(ctx context.Context, pool *pgxpool.Pool, ids []int64) er
 // lockAllViaHelper locks through a helper, once per caller-listed id.
 func lockAllViaHelper(ctx context.Context, tx pgx.Tx, ids []int64) error {
 	for _, id := range ids {
-		if err := lockOne(ctx, tx, id); err != nil { // want `lock order set by a loop: rows of accounts \(FOR UPDATE\) is taken once per iteration of a loop over the slice ids`
+		if err := lockOne(ctx, tx, id); err != nil { // want `lock order set by a loop: rows of accounts \(FOR UPDATE\) are taken once per iteration of a loop over the slice ids`
 			return err
 		}
 	}
@@ -173,7 +173,7 @@ func lockQueriedUnordered(ctx context.Context, tx pgx.Tx, tenant int64) error {
 	}
 	rows.Close()
 	for _, id := range ids {
-		if _, err := tx.Exec(ctx, "UPDATE accounts SET seen_at = now() WHERE id = $1", id); err != nil { // want `lock order set by a loop: rows of accounts \(FOR NO KEY UPDATE\) is taken once per iteration of a loop over a slice of query results that have no ORDER BY`
+		if _, err := tx.Exec(ctx, "UPDATE accounts SET seen_at = now() WHERE id = $1", id); err != nil { // want `lock order set by a loop: rows of accounts \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over a slice of query results that have no ORDER BY`
 			return err
 		}
 	}
@@ -183,7 +183,7 @@ func lockQueriedUnordered(ctx context.Context, tx pgx.Tx, tenant int64) error {
 // lockPair ranges over a literal of the caller's two values.
 func lockPair(ctx context.Context, tx pgx.Tx, a, b int64) error {
 	for _, id := range []int64{a, b} {
-		if _, err := tx.Exec(ctx, "SELECT id FROM accounts WHERE id = $1 FOR UPDATE", id); err != nil { // want `lock order set by a loop: rows of accounts \(FOR UPDATE\) is taken once per iteration of a loop over a slice literal of values in the order the caller passes them`
+		if _, err := tx.Exec(ctx, "SELECT id FROM accounts WHERE id = $1 FOR UPDATE", id); err != nil { // want `lock order set by a loop: rows of accounts \(FOR UPDATE\) are taken once per iteration of a loop over a slice literal of values in the order the caller passes them`
 			return err
 		}
 	}
