@@ -20,7 +20,7 @@ var libs = filepath.Join("..", "testdata", "libs")
 // but not checked: nobody writes expectations into generated code.
 var libScenarios = []string{
 	"./sqlxjobs/...", "./gormjobs/...", "./gormrows", "./bunjobs/...", "./sqjobs/...", "./xormjobs/...",
-	"./entjobs", "./entjobs/fixed",
+	"./entjobs", "./entjobs/fixed", "./entjobs/rows",
 }
 
 // TestLibraries checks, for each library, a lock-order inversion written

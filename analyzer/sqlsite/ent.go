@@ -163,6 +163,10 @@ func classifyEnt(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 					st.unknown = true
 				}
 			}
+		case "Order":
+			for _, o := range variadicOrNil(l.args[0]) {
+				st.order = append(st.order, entOrder(o)...)
+			}
 		case "ForUpdate":
 			st.suffix = append(st.suffix, "FOR UPDATE")
 		case "ForShare":
@@ -275,4 +279,34 @@ func entColumn(field string) string {
 		return "id"
 	}
 	return snakeCase(field)
+}
+
+// entOrder renders an order option: job.ByID(), job.ByAccountID(sql.OrderDesc())
+// (taken as ascending: the options are not read), ent.Asc("id"), ent.Desc("id").
+func entOrder(v ssa.Value) []string {
+	if ct, ok := v.(*ssa.ChangeType); ok {
+		v = ct.X
+	}
+	c, ok := v.(*ssa.Call)
+	if !ok {
+		return nil
+	}
+	fn := staticFunc(&c.Call)
+	if fn == nil || fn.Signature().Recv() != nil {
+		return nil
+	}
+	switch name := fn.Name(); {
+	case name == "Asc" || name == "Desc":
+		var out []string
+		for _, f := range constStrings(c.Call.Args[0]) {
+			if name == "Desc" {
+				f += " DESC"
+			}
+			out = append(out, f)
+		}
+		return out
+	case strings.HasPrefix(name, "By") && len(name) > 2:
+		return []string{entColumn(name[2:])}
+	}
+	return nil
 }
