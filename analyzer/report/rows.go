@@ -46,13 +46,13 @@ func RowMessage(f lockseq.RowFinding, o Options) string {
 		if advisory {
 			fmt.Fprintf(&b, "unordered multi-row lock: %s is called once per row (%s) with no ORDER BY, so the keys are locked in no defined order; two transactions that lock overlapping keys in different orders deadlock (%s)",
 				verbOf(f.Path), f.Rows.Why, deadlockClause)
-			writeFrames(&b, "takes", f.Path, o)
+			writeFramesIn(&b, "takes", f.Path, o)
 			b.WriteString("\n  fix: " + unorderedFix(f, table))
 			break
 		}
 		fmt.Fprintf(&b, "unordered multi-row lock: %s takes %s, several of them (%s) in no defined order; two transactions that lock overlapping %s in different orders deadlock (%s)",
 			verbOf(f.Path), lockName(f.Lock), f.Rows.Why, what, deadlockClause)
-		writeFrames(&b, "takes", f.Path, o)
+		writeFramesIn(&b, "takes", f.Path, o)
 		b.WriteString("\n  fix: " + unorderedFix(f, table))
 	case lockseq.LoopOrder:
 		verb := "is"
@@ -61,7 +61,7 @@ func RowMessage(f lockseq.RowFinding, o Options) string {
 		}
 		fmt.Fprintf(&b, "lock order set by a loop: %s %s taken once per iteration of a loop over %s, in one transaction; two transactions that take overlapping %s in different orders deadlock (%s)",
 			lockName(f.Lock), verb, f.Loop, what, deadlockClause)
-		writeFrames(&b, "takes", f.Path, o)
+		writeFramesIn(&b, "takes", f.Path, o)
 		b.WriteString("\n  fix: sort the keys before the loop (slices.Sort(keys)) so every transaction locks them in one order")
 		if !advisory {
 			fmt.Fprintf(&b, ", or lock them all in one statement first: SELECT ... FROM %s WHERE id = ANY($1) ORDER BY id FOR UPDATE", table)
@@ -69,8 +69,8 @@ func RowMessage(f lockseq.RowFinding, o Options) string {
 	case lockseq.CallerOrder:
 		fmt.Fprintf(&b, "row order chosen by the caller: %s locks two rows of %s, first the one keyed by %s, then the one keyed by %s; two concurrent calls with the two swapped deadlock (%s)",
 			f.Func, table, f.Keys[0], f.Keys[1], deadlockClause)
-		writeFrames(&b, "first", f.First, o)
-		writeFrames(&b, "then waits", f.Path, o)
+		writeFramesIn(&b, "first", f.First, o)
+		writeFramesIn(&b, "then waits", f.Path, o)
 		fmt.Fprintf(&b, "\n  fix: lock the two rows in key order whatever the caller passes (min(%s, %s) first, then max), or both in one statement: SELECT ... FROM %s WHERE id IN ($1, $2) ORDER BY id FOR UPDATE",
 			f.Keys[0], f.Keys[1], table)
 	}
@@ -125,4 +125,19 @@ func MismatchMessage(this, other lockseq.OrderedLock, o Options) string {
 	fmt.Fprintf(&b, "\n    other:      %s: %s (in %s)", o.rel(other.Pos), other.What, other.Func)
 	fmt.Fprintf(&b, "\n  fix: lock the rows of %s in one order everywhere (the same ORDER BY keys and directions, ending in a unique key such as id)", this.Table)
 	return b.String()
+}
+
+// writeFramesIn is writeFrames naming the function of every frame, the
+// first one included: a row-order finding has one path, and the function
+// that runs the statement (a sqlc method in generated code, a closure) is
+// what the reader looks for.
+func writeFramesIn(b *strings.Builder, verb string, frames []lockgraph.Frame, o Options) {
+	for i, f := range frames {
+		label := strings.Repeat(" ", 16)
+		if i == 0 {
+			label = "    " + verb + ":"
+			label += strings.Repeat(" ", max(0, 16-len(label)))
+		}
+		fmt.Fprintf(b, "\n%s%s: %s (in %s)", label, o.rel(f.Pos), f.What, f.Func)
+	}
 }
