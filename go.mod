@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/golangci/plugin-module-register v0.1.2
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jinzhu/inflection v1.0.0
 	github.com/pganalyze/pg_query_go/v5 v5.1.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/tools v0.52.0

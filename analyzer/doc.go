@@ -6,8 +6,10 @@
 // pglockorder: report PostgreSQL lock-order inversions that can deadlock
 //
 // The pass finds the SQL that Go code runs (database/sql, pgx v4 and v5,
-// pgxpool, and any interface whose Exec/Query/QueryRow take the query as a
-// string, such as sqlc's DBTX), derives the locks each statement takes with
+// pgxpool, any interface whose Exec/Query/QueryRow take the query as a
+// string, such as sqlc's DBTX, and the ORMs and query builders sqlx, GORM,
+// bun, squirrel, ent and xorm, whose chains become the statements they
+// send), derives the locks each statement takes with
 // PostgreSQL's own parser (row locks of SELECT ... FOR UPDATE/NO KEY
 // UPDATE/SHARE/KEY SHARE, UPDATE, DELETE, INSERT ... ON CONFLICT DO UPDATE
 // and MERGE; LOCK TABLE and the implicit table locks of every statement;

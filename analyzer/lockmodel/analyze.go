@@ -62,6 +62,9 @@ func analyze(sql string) (a *Analysis) {
 		return &Analysis{Err: fmt.Errorf("parse SQL: %w", errNUL)}
 	}
 	tree, err := pg_query.Parse(sql)
+	if alt, ok := rewritePlaceholders(sql); err != nil && ok {
+		tree, err = parseRewritten(alt, err)
+	}
 	if err != nil {
 		return &Analysis{Err: fmt.Errorf("parse SQL: %w", err)}
 	}

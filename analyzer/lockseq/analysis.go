@@ -63,6 +63,8 @@ type Analysis struct {
 	rowSeen map[string]bool
 
 	debugSeen map[string]bool
+	// impls caches the implementations of interface methods (dispatch.go).
+	impls map[string][]*ssa.Function
 }
 
 // New returns an analysis for one package.

@@ -208,7 +208,9 @@ func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	op := sqlsite.Classify(c)
 	switch op.Kind {
 	case sqlsite.Query:
+		fa.via = op.Via // the library call that ran a statement it built, if any
 		fa.query(site, fa.handleOf(op.Recv), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
+		fa.via = ""
 	case sqlsite.Commit, sqlsite.Rollback:
 		if !isSavepoint(op.Recv) {
 			fa.endTx(fa.handleOf(op.Recv), st)
@@ -238,6 +240,7 @@ func argOrNil(args []ssa.Value, i int) ssa.Value {
 // userCall applies the summary of a called function or closure.
 func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	if c.IsInvoke() {
+		fa.dispatch(site, c, st) // an interface method: its implementations
 		return
 	}
 	switch v := c.Value.(type) {
@@ -344,7 +347,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 	if !sum.Empty() {
 		// The callback's first parameter is the transaction.
 		bind := func(i int, path []string) (Handle, bool) {
-			if i == 0 && len(path) == 0 {
+			if i == op.FuncTx && (len(path) == 0 || ctxPath(path)) {
 				return tx, true
 			}
 			return fa.bindArg(nil, bindings, numParams(callee), i, path)
@@ -431,7 +434,7 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 		if h.Kind == sqlsite.NotHandle {
 			h.Kind = kindAt(t, p)
 		}
-		if escapes(h.Ref) || h.Ref.local() {
+		if (escapes(h.Ref) || h.Ref.local()) && !ctxPassThrough(p, h) {
 			out = append(out, Flow{Result: index, Path: strings.Join(p, "."), Handle: h})
 		}
 	}

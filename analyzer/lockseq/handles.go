@@ -117,6 +117,9 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 			}
 		}
 	case *ssa.Call:
+		if h, ok := fa.ctxCall(v, path, depth); ok { // a transaction kept in a context (ctxtx.go)
+			return h
+		}
 		return fa.callResult(v, 0, path)
 	case *ssa.Phi:
 		var alts []Handle
@@ -183,6 +186,8 @@ func (fa *fnAnalysis) callResult(c *ssa.Call, index int, path []string) Handle {
 		case sqlsite.Acquire:
 			r := fa.localRef(c)
 			return Handle{Ref: r, Kind: sqlsite.Conn, Conn: r}
+		case sqlsite.Chain:
+			return fa.handleOf(op.Recv) // an ORM builder bound to its handle
 		}
 	}
 	if op.Kind != sqlsite.NoOp {
@@ -301,6 +306,9 @@ func (fa *fnAnalysis) instrID(instr ssa.Instruction) int {
 // kindAt returns the handle kind of the value reached from a value of type t
 // by following the field path.
 func kindAt(t types.Type, path []string) sqlsite.HandleKind {
+	if isContextType(t) && ctxPath(path) {
+		return sqlsite.Maybe // whatever handle the context carries
+	}
 	for _, f := range path {
 		t = fieldType(t, f)
 		if t == nil {
@@ -367,6 +375,9 @@ func handleFields(t types.Type, depth int) [][]string {
 func handlePaths(t types.Type) [][]string {
 	if sqlsite.KindOf(t) != sqlsite.NotHandle {
 		return [][]string{nil}
+	}
+	if isContextType(t) {
+		return [][]string{{ctxTx}}
 	}
 	return handleFields(t, 0)
 }

@@ -125,7 +125,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 					where += ", run by " + fa.via
 				}
 				ev := fa.newEvent(eventKey{site, alt, idx, fa.unit}, site, h, eff, keys, stmt, where, st)
-				fa.events[ev].Path[len(fa.events[ev].Path)-1].SQL = text // replayed by reproducers
+				fa.events[ev].Path[len(fa.events[ev].Path)-1].SQL = lockmodel.Dollar(text) // replayed by reproducers, with $n markers
 				idx++
 				fa.checkRows(site, ev, eff, keys, statements > 1 || len(texts) > 1, st)
 				// One statement takes its locks one after the other (its

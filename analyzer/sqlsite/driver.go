@@ -91,6 +91,10 @@ const (
 	// BeginFunc begins a transaction on argument Op.DB, calls the function
 	// in argument Op.Func with it, and commits.
 	BeginFunc
+	// Chain returns, as result 0, a value bound to the receiver's handle:
+	// a query builder or session of an ORM (db.Model(&job),
+	// db.NewSelect()). Statements it runs later run on that handle.
+	Chain
 )
 
 // Op is one recognised database operation at a call site.
@@ -112,6 +116,12 @@ type Op struct {
 	Batch int
 	// Func is the index in Args of the callback (BeginFunc).
 	Func int
+	// FuncTx is the index of the callback's parameter that receives the
+	// transaction (BeginFunc): 0, or 1 for bun's func(ctx, tx).
+	FuncTx int
+	// Via names the library call that runs a statement an ORM or query
+	// builder built, for the report's witness ("(*gorm.DB).First").
+	Via string
 	// Pooled is set for a Release that gives the connection back to a
 	// pool (pgxpool.Conn.Release, sql.Conn.Close): the session goes on,
 	// and its session advisory locks with it.
@@ -170,6 +180,9 @@ func KindOf(t types.Type) HandleKind {
 			}
 		}
 	}
+	if k := libraryKind(t); k != NotHandle {
+		return k
+	}
 	if iface, ok := t.Underlying().(*types.Interface); ok && isQuerier(iface) {
 		return Maybe
 	}
@@ -180,7 +193,7 @@ func KindOf(t types.Type) HandleKind {
 // given as a string, which makes it a stand-in for a database handle.
 func isQuerier(iface *types.Interface) bool {
 	for m := range iface.Methods() {
-		if queryMethods[m.Name()] && queryIndex(m.Signature()) >= 0 {
+		if queryMethods[m.Name()] && queryIndex(m.Signature()) >= 0 || sqlxLikeIndex(m) >= 0 {
 			return true
 		}
 	}
@@ -257,6 +270,13 @@ func Classify(call *ssa.CallCommon) Op {
 	}
 	op.Args = args
 	sig := fn.Signature()
+	if lop, ok := classifyUser(op, fn, recv); ok {
+		return lop
+	}
+	if lop, ok := classifyLibrary(op, fn, recv, call); ok {
+		return lop
+	}
+	recv = unwrapEmbedded(recv)
 	if recv == nil {
 		return classifyFunc(op, fn)
 	}
@@ -352,6 +372,9 @@ func classifyFunc(op Op, fn *types.Func) Op {
 func IsDriverPackage(path string) bool {
 	switch path {
 	case pkgSQL, pkgSQLMod, pkgPgx5, pkgPgx4, pkgPool5, pkgPool4:
+		return true
+	}
+	if isLibraryPackage(path) {
 		return true
 	}
 	return strings.HasPrefix(path, pkgPgx5+"/") || strings.HasPrefix(path, pkgPgx4+"/")

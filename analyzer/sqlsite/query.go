@@ -127,6 +127,13 @@ func (r *resolver) resolve(v ssa.Value, depth int) Text {
 		return r.stores(v, depth)
 	case *ssa.Call:
 		return r.call(v, depth)
+	case *ssa.Extract:
+		// sql, args, err := q.ToSql(); q, args, err := sqlx.In(q, ids)
+		if c, ok := v.Tuple.(*ssa.Call); ok && v.Index == 0 {
+			if t, ok := r.library(c, depth); ok {
+				return t
+			}
+		}
 	}
 	return Text{Unknown: true}
 }
@@ -149,6 +156,9 @@ func (r *resolver) global(g *ssa.Global, depth int) Text {
 		}
 	}
 	if !found {
+		if text, ok := embedText(g); ok {
+			return Text{SQL: []string{text}}
+		}
 		return Text{Unknown: true}
 	}
 	// A variable can be reassigned anywhere; only an unexported one
@@ -182,6 +192,9 @@ func (r *resolver) call(c *ssa.Call, depth int) Text {
 	}
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == "fmt" && callee.Name() == "Sprintf" {
 		return r.sprintf(c.Call.Args, depth)
+	}
+	if t, ok := r.library(c, depth); ok {
+		return t
 	}
 	if callee.Blocks == nil || callee.Signature.Results().Len() != 1 || !isString(callee.Signature.Results().At(0).Type()) {
 		return Text{Unknown: true}

@@ -53,6 +53,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
 		reproOut = fs.Bool("repro", false, reproUsage)
 		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates")
+		// User-declared rules (analyzer/userrules.go).
+		sinks     = fs.String("sinks", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the SQL text of argument N on their receiver")
+		txrunners = fs.String("txrunners", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the callback in argument N inside a transaction they open")
 	)
 	var g gate // output formats, baseline, graphs (gate.go)
 	g.register(fs)
@@ -97,6 +100,8 @@ Flags:
 		"debug":        strconv.FormatBool(*debug),
 		"disable":      *disable,
 		"schema":       *schema,
+		"sinks":        *sinks,
+		"txrunners":    *txrunners,
 	} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)

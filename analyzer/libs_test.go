@@ -1,0 +1,49 @@
+package analyzer_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/pglockorder/pglockorder/analyzer"
+)
+
+// libs is the analysistest module of code written with ORMs and query
+// builders, compiled against the real libraries at released versions (see
+// its go.mod): sqlx, GORM, bun, squirrel, xorm and ent (whose code entc
+// generated into entjobs/ent).
+var libs = filepath.Join("..", "testdata", "libs")
+
+// libScenarios are the packages checked: each library's inversion and its
+// fixed form. ent's generated packages are analysed as their dependencies,
+// but not checked: nobody writes expectations into generated code.
+var libScenarios = []string{
+	"./sqlxjobs/...", "./gormjobs/...", "./gormrows", "./bunjobs/...", "./sqjobs/...", "./xormjobs/...",
+	"./entjobs", "./entjobs/fixed", "./entjobs/rows",
+}
+
+// TestLibraries checks, for each library, a lock-order inversion written
+// with it and the fixed form, which must be silent.
+func TestLibraries(t *testing.T) {
+	downloadModules(t, libs)
+	analysistest.Run(t, libs, analyzer.Analyzer, libScenarios...)
+}
+
+// TestUserRules checks the -sinks and -txrunners flags on a wrapper the
+// analysis cannot see into: declared, its inversion is found.
+func TestUserRules(t *testing.T) {
+	downloadModules(t, libs)
+	set := func(name, val string) {
+		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("sinks", "libs/userrules/dbwrap.Conn.Run:1,libs/userrules/dbwrap.Exec:2")
+	set("txrunners", "libs/userrules/dbwrap.Conn.Atomically:1")
+	t.Cleanup(func() {
+		set("sinks", "")
+		set("txrunners", "")
+	})
+	analysistest.Run(t, libs, analyzer.Analyzer, "./userrules/app")
+}

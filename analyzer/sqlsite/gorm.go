@@ -1,0 +1,211 @@
+package sqlsite
+
+import (
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// pkgGorm is GORM v2. Its *gorm.DB is a pool or a transaction depending on
+// how it was obtained, so it is a Maybe handle; a chain of its methods
+// (Model, Where, Clauses, ...) ends in a finisher (First, Find, Update,
+// Delete, ...) that runs the statement the chain describes.
+const pkgGorm = "gorm.io/gorm"
+
+// gormFinish maps GORM's finishers to the statement they run. Save writes
+// an existing row (UPDATE) in the common case of a model with its key set.
+var gormFinish = map[string]string{
+	"First":           "SELECT",
+	"Take":            "SELECT",
+	"Last":            "SELECT",
+	"Find":            "SELECT",
+	"FirstOrInit":     "SELECT",
+	"FirstOrCreate":   "SELECT",
+	"Scan":            "SELECT",
+	"Pluck":           "SELECT",
+	"Count":           "SELECT",
+	"Row":             "SELECT",
+	"Rows":            "SELECT",
+	"FindInBatches":   "SELECT",
+	"Update":          "UPDATE",
+	"Updates":         "UPDATE",
+	"UpdateColumn":    "UPDATE",
+	"UpdateColumns":   "UPDATE",
+	"Save":            "UPDATE",
+	"Delete":          "DELETE",
+	"Create":          "INSERT",
+	"CreateInBatches": "INSERT",
+}
+
+// gormNotLink lists the *gorm.DB methods returning *gorm.DB that do not
+// add to a chain.
+var gormNotLink = []string{"Begin", "Commit", "Rollback", "SavePoint", "RollbackTo", "Exec", "Transaction", "Connection"}
+
+func isGormLink(fn *types.Func) bool {
+	if _, fin := gormFinish[fn.Name()]; fin {
+		return false
+	}
+	return sameTypeLink(pkgGorm, gormNotLink...)(fn)
+}
+
+// classifyGorm models a method of *gorm.DB.
+func classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+	if recv == nil {
+		return op, false
+	}
+	name := fn.Name()
+	root, links := chainOf(recv, isGormLink)
+	op.Recv, op.RecvKind = root, KindOf(root.Type())
+	switch name {
+	case "Begin":
+		op.Kind = Begin
+		return op, true
+	case "Commit":
+		op.Kind = Commit
+		return op, true
+	case "Rollback":
+		op.Kind = Rollback
+		return op, true
+	case "Transaction":
+		op.Kind, op.Func = BeginFunc, 0
+		return op, true
+	case "Exec":
+		op.Kind, op.Query, op.Params = Query, 0, 1
+		return op, true
+	}
+	verb, ok := gormFinish[name]
+	if !ok {
+		if isGormLink(fn) {
+			op.Kind = Chain
+			op.Recv = recv
+			return op, true
+		}
+		return op, false
+	}
+	st := statement{verb: verb}
+	var model ssa.Value
+	for _, l := range links {
+		switch l.name {
+		case "Table":
+			if s, ok := constString(l.args[0]); ok {
+				st.table = firstWord(s)
+			}
+		case "Model":
+			model = l.args[0]
+		case "Where":
+			if s, ok := constString(l.args[0]); ok {
+				st.where = append(st.where, s)
+			} else {
+				st.unknown = true // a struct or map condition
+			}
+		case "Or", "Not":
+			st.unknown = true
+		case "Order":
+			if s, ok := constString(l.args[0]); ok {
+				st.order = append(st.order, s)
+			}
+		case "Raw":
+			if s, ok := constString(l.args[0]); ok {
+				st.raw = s
+			}
+		case "Clauses":
+			for _, e := range variadicOrNil(l.args[0]) {
+				if f := structFields(e); f["Strength"] != "" {
+					lock := "FOR " + f["Strength"]
+					if f["Options"] != "" {
+						lock += " " + f["Options"]
+					}
+					st.suffix = append(st.suffix, lock)
+				}
+			}
+		}
+	}
+	if model == nil && len(op.Args) > 0 && name != "Count" && name != "Row" && name != "Rows" && name != "Pluck" {
+		model = op.Args[0]
+	}
+	switch {
+	case (name == "Update" || name == "UpdateColumn") && len(op.Args) > 0:
+		st.set, _ = constString(op.Args[0])
+	case (name == "Updates" || name == "UpdateColumns") && len(op.Args) > 0:
+		if keys := mapKeys(op.Args[0]); len(keys) > 0 {
+			st.set = keys[0]
+		}
+	}
+	if st.table == "" && model != nil {
+		st.table = gormTable(model)
+	}
+	switch name {
+	case "First", "Take", "Last":
+		st.limit1 = true
+	}
+	if gormInline[name] && len(op.Args) > 1 {
+		gormInlineConds(&st, op.Args[1])
+	}
+	if (verb == "UPDATE" || verb == "DELETE") && len(st.where) == 0 && !st.unknown {
+		// GORM refuses an UPDATE or DELETE without conditions: one
+		// without any runs on the model's primary key.
+		st.where = append(st.where, "id = ?")
+	}
+	return builtQuery(op, root, &st, "(*gorm.DB)."+name)
+}
+
+// gormTable names the table of a model the way GORM does: its TableName
+// method, or its type name in plural snake_case.
+func gormTable(model ssa.Value) string {
+	t := modelType(model)
+	if t == nil {
+		return ""
+	}
+	if s, ok := tableNameMethod(progOf(model), t); ok {
+		return s
+	}
+	return defaultTableName(t.Obj().Name())
+}
+
+// variadicOrNil returns the elements of a variadic argument, or nil.
+func variadicOrNil(v ssa.Value) []ssa.Value {
+	elems, _ := variadicElems(v)
+	return elems
+}
+
+// firstWord returns a table expression's table ("jobs AS j" gives "jobs").
+func firstWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// gormInline lists the finishers whose arguments after the first are
+// conditions (db.First(&job, id), db.Find(&jobs, "state = ?", s)).
+var gormInline = map[string]bool{
+	"First": true, "Take": true, "Last": true, "Find": true, "FirstOrInit": true, "FirstOrCreate": true, "Delete": true,
+}
+
+// gormInlineConds adds a finisher's inline conditions: a string condition,
+// or a primary key value.
+func gormInlineConds(st *statement, conds ssa.Value) {
+	elems, ok := variadicElems(conds)
+	if !ok {
+		st.unknown = true
+		return
+	}
+	if len(elems) == 0 {
+		return
+	}
+	if s, ok := constString(elems[0]); ok {
+		st.where = append(st.where, s)
+		return
+	}
+	v := elems[0]
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	if b, ok := v.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+		st.where = append(st.where, "id = ?") // a primary key value
+		return
+	}
+	st.unknown = true
+}

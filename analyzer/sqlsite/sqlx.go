@@ -1,0 +1,143 @@
+package sqlsite
+
+import (
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// pkgSqlx is jmoiron/sqlx: database/sql with struct scanning. Its DB, Tx
+// and Conn embed database/sql's, so their Exec, Query, Commit and Rollback
+// are database/sql's methods, promoted; this file adds its own methods.
+const pkgSqlx = "github.com/jmoiron/sqlx"
+
+// sqlxQuery gives, for each sqlx method or function that runs a query, the
+// index of the query text among its arguments (receiver excluded) and of
+// the first query parameter (-1 for a named query's struct or map).
+var sqlxQuery = map[string][2]int{
+	"Get": {1, 2}, "Select": {1, 2},
+	"GetContext": {2, 3}, "SelectContext": {2, 3},
+	"MustExec": {0, 1}, "MustExecContext": {1, 2},
+	"Queryx": {0, 1}, "QueryRowx": {0, 1},
+	"QueryxContext": {1, 2}, "QueryRowxContext": {1, 2},
+	"NamedExec": {0, -1}, "NamedExecContext": {1, -1},
+	"NamedQuery": {0, -1}, "NamedQueryContext": {1, -1},
+}
+
+// sqlxKind is the handle kind of an sqlx type.
+func sqlxKind(name string) HandleKind {
+	switch name {
+	case "DB":
+		return Pool
+	case "Conn":
+		return Conn
+	case "Tx":
+		return Tx
+	}
+	return NotHandle
+}
+
+// sqlxLikeIndex returns the index of the query parameter of a method named
+// and shaped like one of sqlx's (GetContext(ctx, dest, query, args...)),
+// or -1: an interface with such a method stands for an sqlx handle.
+func sqlxLikeIndex(m *types.Func) int {
+	q, ok := sqlxQuery[m.Name()]
+	params := m.Signature().Params()
+	if !ok || q[0] >= params.Len() || !isString(params.At(q[0]).Type()) {
+		return -1
+	}
+	switch m.Name() {
+	case "Get", "Select", "GetContext", "SelectContext":
+		// Get(dest any, query string): the query follows a destination,
+		// and a cache's Get(ctx, key string) is no query.
+		if dest := params.At(q[0] - 1).Type(); !types.IsInterface(dest) || isContext(dest) {
+			return -1
+		}
+	}
+	return q[0]
+}
+
+// classifySqlxLike models a call through an interface of a method shaped
+// like sqlx's (a repository's own DB interface that *sqlx.DB and *sqlx.Tx
+// satisfy).
+func classifySqlxLike(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+	if recv == nil || KindOf(recv.Type()) != Maybe {
+		return op, false
+	}
+	if _, isIface := recv.Type().Underlying().(*types.Interface); !isIface {
+		return op, false
+	}
+	i := sqlxLikeIndex(fn)
+	if i < 0 {
+		return op, false
+	}
+	op.Kind, op.Recv, op.RecvKind = Query, recv, Maybe
+	op.Query, op.Params = i, sqlxQuery[fn.Name()][1]
+	return op, true
+}
+
+// classifySqlx models the methods sqlx adds to its handles.
+func classifySqlx(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+	name := fn.Name()
+	if recv == nil {
+		return classifySqlxFunc(op, name)
+	}
+	op.Recv, op.RecvKind = recv, KindOf(recv.Type())
+	if op.RecvKind == NotHandle {
+		return op, false
+	}
+	if q, ok := sqlxQuery[name]; ok {
+		op.Kind, op.Query, op.Params = Query, q[0], q[1]
+		return op, true
+	}
+	switch name {
+	case "Beginx", "BeginTxx", "MustBegin", "MustBeginTx":
+		op.Kind = Begin
+		return op, true
+	}
+	return op, false
+}
+
+// classifySqlxFunc models sqlx's package-level functions, which take the
+// handle (a Queryer, Execer or Ext) as an argument: sqlx.Get(db, &v, q).
+func classifySqlxFunc(op Op, name string) (Op, bool) {
+	h := 0
+	if len(name) > 7 && name[len(name)-7:] == "Context" {
+		h = 1 // the context comes first
+	}
+	q, ok := sqlxQuery[name]
+	if !ok || h >= len(op.Args) {
+		return op, false
+	}
+	op.Recv = op.Args[h]
+	op.RecvKind = KindOf(op.Recv.Type())
+	if op.RecvKind == NotHandle {
+		op.RecvKind = Maybe
+	}
+	// The function's arguments are the method's with the handle
+	// inserted after the context.
+	shift := func(i int) int {
+		if i < 0 {
+			return i
+		}
+		return i + 1
+	}
+	op.Kind, op.Query, op.Params = Query, shift(q[0]), shift(q[1])
+	return op, true
+}
+
+// sqlxPassThrough reports whether a call to fn returns its query argument
+// rewritten only in its bind markers (Rebind, In), and which of the call's
+// arguments (a method's receiver first) that is.
+func sqlxPassThrough(fn *types.Func) (int, bool) {
+	if fn.Pkg() == nil || fn.Pkg().Path() != pkgSqlx {
+		return 0, false
+	}
+	switch fn.Name() {
+	case "Rebind":
+		return 1, true // sqlx.Rebind(bindType, query), db.Rebind(query)
+	case "In":
+		return 0, true
+	}
+	return 0, false
+}

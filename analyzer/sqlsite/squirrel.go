@@ -1,0 +1,165 @@
+package sqlsite
+
+import (
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// pkgSquirrel is Masterminds/squirrel, a query builder: a chain of value
+// methods (From, Where, Suffix, ...) describes the statement, which runs
+// on the handle given to RunWith (QueryRow, Exec, ...) or is rendered by
+// ToSql for a driver call.
+const pkgSquirrel = "github.com/Masterminds/squirrel"
+
+// squirrelStart maps the constructors to the statement they build.
+var squirrelStart = map[string]string{
+	"Select": "SELECT", "Update": "UPDATE", "Delete": "DELETE", "Insert": "INSERT", "Replace": "INSERT",
+}
+
+// squirrelRun lists the builder methods that run the statement.
+var squirrelRun = map[string]bool{
+	"Exec": true, "Query": true, "QueryRow": true, "Scan": true,
+	"ExecContext": true, "QueryContext": true, "QueryRowContext": true, "ScanContext": true,
+}
+
+// isSquirrelLink accepts the squirrel methods that return a builder: the
+// builders' own (From, Where, Suffix, RunWith, ...) and the statement
+// builder's (PlaceholderFormat, RunWith, and Select, Update, ... which
+// start a statement).
+func isSquirrelLink(fn *types.Func) bool {
+	sig := fn.Signature()
+	if fn.Pkg() == nil || fn.Pkg().Path() != pkgSquirrel || sig.Recv() == nil || sig.Results().Len() != 1 {
+		return false
+	}
+	pkg, name, ok := namedPath(sig.Results().At(0).Type())
+	if !ok || pkg != pkgSquirrel {
+		return false
+	}
+	switch name {
+	case "SelectBuilder", "UpdateBuilder", "DeleteBuilder", "InsertBuilder", "StatementBuilderType":
+		return true
+	}
+	return false
+}
+
+// classifySquirrel models a builder method that runs the statement on the
+// runner given to RunWith.
+func classifySquirrel(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+	if recv == nil || !squirrelRun[fn.Name()] {
+		return op, false
+	}
+	st, runner, ok := squirrelStatement(recv)
+	if !ok || runner == nil {
+		return op, false
+	}
+	return builtQuery(op, runner, st, "squirrel "+strings.ToLower(st.verb)+" builder's "+fn.Name())
+}
+
+// squirrelToSQL renders the statement of a builder whose ToSql is called
+// (sql, args, err := q.ToSql()).
+func squirrelToSQL(call *ssa.Call) (string, bool) {
+	fn := staticFunc(&call.Call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgSquirrel || fn.Name() != "ToSql" || len(call.Call.Args) == 0 {
+		return "", false
+	}
+	st, _, ok := squirrelStatement(call.Call.Args[0])
+	if !ok {
+		return "", false
+	}
+	return st.sql()
+}
+
+// squirrelStatement reconstructs the statement a builder value describes,
+// and the runner it was given, if any.
+func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
+	root, links := chainOf(v, isSquirrelLink)
+	st := &statement{}
+	var runner ssa.Value
+	start := func(name string, args []ssa.Value) {
+		st.verb = squirrelStart[name]
+		if st.verb != "SELECT" && len(args) > 0 {
+			t, _ := constString(args[0])
+			st.table = firstWord(t)
+		}
+	}
+	// sq.Select(...), a package function, starts the chain; the
+	// statement builder's Select method is a link of it.
+	if c, ok := root.(*ssa.Call); ok {
+		if fn := staticFunc(&c.Call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == pkgSquirrel && fn.Signature().Recv() == nil {
+			start(fn.Name(), c.Call.Args)
+		}
+	}
+	for _, l := range links {
+		switch l.name {
+		case "Select", "Update", "Delete", "Insert", "Replace":
+			start(l.name, l.args)
+		case "From", "Into", "Table":
+			if s, ok := constString(l.args[0]); ok {
+				st.table = firstWord(s)
+			}
+		case "Where":
+			if w := squirrelPred(l.args[0]); len(w) > 0 {
+				st.where = append(st.where, w...)
+			} else {
+				st.unknown = true
+			}
+		case "OrderBy":
+			st.order = append(st.order, constStrings(l.args[0])...)
+		case "Limit":
+			st.limit1 = isConstOne(l.args[0])
+		case "Set":
+			if s, ok := constString(l.args[0]); ok && st.set == "" {
+				st.set = s
+			}
+		case "Suffix":
+			if s, ok := constString(l.args[0]); ok {
+				st.suffix = append(st.suffix, s)
+			}
+		case "RunWith":
+			runner = l.args[0]
+		}
+	}
+	if st.verb == "" {
+		return nil, nil, false
+	}
+	return st, runner, true
+}
+
+// squirrelPred renders a Where predicate: a constant string, or the
+// constant keys of an Eq map literal (sq.Eq{"id": id}).
+func squirrelPred(v ssa.Value) []string {
+	if s, ok := constString(v); ok {
+		return []string{s}
+	}
+	var out []string
+	for _, k := range mapKeys(v) {
+		out = append(out, k+" = ?")
+	}
+	return out
+}
+
+// mapKeys returns the constant keys, sorted, of a map literal passed as an
+// interface (sq.Eq{"id": id}, GORM's map[string]any{"balance": b}).
+func mapKeys(v ssa.Value) []string {
+	mi, ok := v.(*ssa.MakeInterface)
+	if !ok {
+		return nil
+	}
+	mm, ok := mi.X.(*ssa.MakeMap)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, ref := range *mm.Referrers() {
+		if u, ok := ref.(*ssa.MapUpdate); ok && u.Map == mm {
+			if k, ok := constString(u.Key); ok {
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

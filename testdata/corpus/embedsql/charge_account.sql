@@ -1,0 +1,3 @@
+UPDATE accounts
+SET balance = balance - 1
+WHERE id = $1

@@ -1,0 +1,63 @@
+package xormjobs // want package:"sql=true edges=12"
+
+import (
+	"xorm.io/xorm"
+)
+
+// Job is a row of job (xorm's default mapper does not pluralise).
+type Job struct {
+	ID        int64
+	AccountID int64
+}
+
+// Account is a row of accounts: its TableName says so.
+type Account struct {
+	ID      int64
+	Balance int64
+}
+
+// TableName overrides xorm's default table name.
+func (Account) TableName() string { return "accounts" }
+
+// lockJob locks a job on the caller's session: in Claim, the session's
+// transaction.
+func lockJob(sess *xorm.Session, id int64) (*Job, error) {
+	j := new(Job)
+	_, err := sess.ID(id).ForUpdate().Get(j)
+	return j, err
+}
+
+// Store keeps jobs and accounts with xorm.
+type Store struct {
+	engine *xorm.Engine
+}
+
+// Claim locks the job, then charges its account, in a session transaction.
+func (s *Store) Claim(id int64) error { // want Claim:`locks\(.*row:job FOR UPDATE@L0.*row:accounts FOR NO KEY UPDATE@L0`
+	sess := s.engine.NewSession()
+	defer sess.Close()
+	if err := sess.Begin(); err != nil {
+		return err
+	}
+	j, err := lockJob(sess, id)
+	if err != nil {
+		return err
+	}
+	if _, err := sess.Table("accounts").Where("id = ?", j.AccountID).Update(map[string]any{"balance": 0}); err != nil {
+		return err
+	}
+	return sess.Commit()
+}
+
+// Refund credits the account, then locks its jobs, in a transaction xorm
+// runs the callback in: the opposite order.
+func (s *Store) Refund(accountID int64) error { // want Refund:`locks\(.*row:accounts FOR NO KEY UPDATE@L0.*row:job FOR UPDATE@L0`
+	_, err := s.engine.Transaction(func(sess *xorm.Session) (any, error) { // want `lock-order inversion: rows of accounts and rows of job are locked in opposite orders`
+		if _, err := sess.Exec("UPDATE accounts SET balance = balance + 1 WHERE id = ?", accountID); err != nil {
+			return nil, err
+		}
+		var jobs []Job
+		return nil, sess.Where("account_id = ?", accountID).ForUpdate().Find(&jobs)
+	})
+	return err
+}
