@@ -368,7 +368,10 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 		}
 		return
 	}
-	if out.Hold == HoldNone || !out.Lock.Waits || ev.Rows.Unordered() {
+	if out.Hold == HoldNone || !out.Lock.Waits || ev.Rows.Unordered() || ev.Tx.local() {
+		// A transaction the callee opens itself is one per call: it
+		// holds nothing from one iteration of the caller's loop to
+		// the next.
 		return
 	}
 	n, _, ok := Ref(ev.Rows.Key).param()

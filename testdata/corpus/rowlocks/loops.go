@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=76"
+package rowlocks // want package:"sql=true edges=77"
 
 import (
 	"context"

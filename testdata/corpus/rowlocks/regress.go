@@ -260,3 +260,24 @@ func giftHandler(pool *pgxpool.Pool) http.HandlerFunc {
 		})
 	}
 }
+
+// createWorker opens and ends its own transaction (through the commit
+// function a helper returns, which the analysis does not follow).
+func createWorker(ctx context.Context, pool *pgxpool.Pool, id int64) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	commit := func() error { return tx.Commit(ctx) }
+	if _, err := tx.Exec(ctx, "UPDATE operators SET worker = $1 WHERE id = $1", id); err != nil {
+		return err
+	}
+	return commit()
+}
+
+// createWorkers calls it per element: one transaction per call.
+func createWorkers(ctx context.Context, pool *pgxpool.Pool, ids []int64) {
+	for _, id := range ids {
+		_ = createWorker(ctx, pool, id)
+	}
+}
