@@ -25,7 +25,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	mapped := make([]int, len(sum.Events))
 	for i := range sum.Events {
 		mapped[i] = fa.mapEvent(site, scope, i, &sum.Events[i], args, bind)
-		fa.checkMapped(site, mapped[i], &sum.Events[i], args, st)
+		fa.checkMapped(site, mapped[i], &sum.Events[i], args, st, mapped[:i])
 	}
 	// The callee's requests, with the SQL it runs for this caller placed
 	// among them where the callee runs it.

@@ -351,7 +351,10 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 // checkMapped applies the row-order rules to the caller's copy out of a
 // callee's event ev, at the call site; vals are the callee's parameter
 // values there.
-func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals []ssa.Value, st *state) {
+//
+// before are the caller's copies of the callee's earlier events: locks the
+// callee took before this one, in the same transaction.
+func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals []ssa.Value, st *state, before []int) {
 	out := fa.events[i]
 	out.Rows = ev.Rows
 	out.Rows.Key = fa.mapKey(ev.Rows.Key, vals)
@@ -361,7 +364,9 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 		case HoldCond:
 			out.Rows.Pending = true
 		case HoldTx, HoldConnTx:
-			if fa.alreadyHeld(out, sortedKeys(st.held)) {
+			if fa.alreadyHeld(out, sortedKeys(st.held)) || fa.alreadyHeld(out, before) {
+				// Locked in order before, by the caller or by an
+				// earlier statement of the callee.
 				return
 			}
 			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path})

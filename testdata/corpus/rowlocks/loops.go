@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=77"
+package rowlocks // want package:"sql=true edges=80"
 
 import (
 	"context"

@@ -281,3 +281,33 @@ func createWorkers(ctx context.Context, pool *pgxpool.Pool, ids []int64) {
 		_ = createWorker(ctx, pool, id)
 	}
 }
+
+// lockMatchesQ and deleteMatchesQ are sqlc-style helpers on a DBTX: the
+// first locks the rows in id order, the second deletes a set of them.
+func lockMatchesQ(ctx context.Context, db dbtx, ids []int64) error {
+	_, err := db.Exec(ctx, "SELECT id FROM matches WHERE id = ANY($1) ORDER BY id FOR UPDATE", ids)
+	return err
+}
+
+func deleteMatchesQ(ctx context.Context, db dbtx, ids []int64) error {
+	_, err := db.Exec(ctx, "DELETE FROM matches WHERE id = ANY($1)", ids)
+	return err
+}
+
+// settleMatches runs both through one helper: the DELETE's rows are
+// locked in order already.
+func settleMatches(ctx context.Context, db dbtx, ids []int64) error {
+	if err := lockMatchesQ(ctx, db, ids); err != nil {
+		return err
+	}
+	return deleteMatchesQ(ctx, db, ids)
+}
+
+func settleMatchesTx(ctx context.Context, tx pgx.Tx, ids []int64) error {
+	return settleMatches(ctx, tx, ids)
+}
+
+// purgeMatches deletes without locking first.
+func purgeMatches(ctx context.Context, tx pgx.Tx, ids []int64) error {
+	return deleteMatchesQ(ctx, tx, ids) // want `unordered multi-row lock: DELETE takes rows of matches \(FOR UPDATE\), several of them \(= ANY\(...\)\)`
+}
