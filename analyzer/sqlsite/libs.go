@@ -574,6 +574,12 @@ func structOfType(t types.Type) *types.Struct {
 // given, with only its bind markers changed (sqlx's Rebind and In), or the
 // statement a builder renders (squirrel's ToSql).
 func (r *resolver) library(c *ssa.Call, depth int) (Text, bool) {
+	if c.Call.IsInvoke() && c.Call.Method.Name() == "Rebind" && len(c.Call.Args) == 1 && isString(c.Call.Args[0].Type()) {
+		// Rebind through an interface (sqlx.Ext, sqlx.ExtContext, a
+		// repository's DBTX embedding them): the query with other bind
+		// markers.
+		return r.resolve(c.Call.Args[0], depth+1), true
+	}
 	fn := staticFunc(&c.Call)
 	if fn == nil {
 		return Text{}, false

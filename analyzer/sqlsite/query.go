@@ -188,6 +188,9 @@ func (r *resolver) stores(a *ssa.Alloc, depth int) Text {
 func (r *resolver) call(c *ssa.Call, depth int) Text {
 	callee := c.Call.StaticCallee()
 	if callee == nil {
+		if t, ok := r.library(c, depth); ok {
+			return t // a library method called through an interface
+		}
 		return Text{Unknown: true}
 	}
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == "fmt" && callee.Name() == "Sprintf" {

@@ -1,4 +1,4 @@
-package sqlxjobs // want package:"sql=true edges=12"
+package sqlxjobs // want package:"sql=true edges=24"
 
 import (
 	"context"
@@ -51,4 +51,43 @@ func (s *Store) Count(ctx context.Context) (int, error) { // want Count:`locks\(
 	var n int
 	err := sqlx.GetContext(ctx, s.db, &n, "SELECT count(*) FROM jobs")
 	return n, err
+}
+
+// holdCredit and settleCredit rebind through sqlx.ExtContext, the interface
+// a repository takes to run on the pool or a transaction: the query is
+// still the constant.
+func holdCredit(ctx context.Context, q sqlx.ExtContext, id int64) error {
+	if _, err := q.ExecContext(ctx, q.Rebind("UPDATE credits SET held = true WHERE id = ?"), id); err != nil {
+		return err
+	}
+	_, err := q.ExecContext(ctx, q.Rebind("UPDATE credit_log SET n = n + 1 WHERE id = ?"), id)
+	return err
+}
+
+func settleCredit(ctx context.Context, q sqlx.ExtContext, id int64) error {
+	if _, err := q.ExecContext(ctx, q.Rebind("UPDATE credit_log SET n = n - 1 WHERE id = ?"), id); err != nil {
+		return err
+	}
+	_, err := q.ExecContext(ctx, q.Rebind("UPDATE credits SET held = false WHERE id = ?"), id)
+	return err
+}
+
+// HoldAndSettle runs both in one transaction each.
+func (s *Store) HoldAndSettle(ctx context.Context, id int64) error { // want HoldAndSettle:`locks\(table:credits ROW EXCLUSIVE@L0, row:credits FOR NO KEY UPDATE@L0, table:credit_log`
+	tx := s.db.MustBeginTx(ctx, nil)
+	defer tx.Rollback()
+	if err := holdCredit(ctx, tx, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Settle runs settleCredit in its own transaction.
+func (s *Store) Settle(ctx context.Context, id int64) error { // want Settle:`locks\(table:credit_log ROW EXCLUSIVE@L0, row:credit_log FOR NO KEY UPDATE@L0, table:credits`
+	tx := s.db.MustBeginTx(ctx, nil)
+	defer tx.Rollback()
+	if err := settleCredit(ctx, tx, id); err != nil { // want `lock-order inversion: rows of credit_log and rows of credits are locked in opposite orders`
+		return err
+	}
+	return tx.Commit()
 }
