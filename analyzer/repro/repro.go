@@ -147,7 +147,7 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 			}
 			return keys[class]
 		}
-		return placeholders(sql, prefix, advisoryArgs(sql, class), func(name, param string) {
+		return placeholders(sql, prefix, advisoryArgs(sql, class), lockmodel.ParamColumns(sql), func(name, param string) {
 			if _, ok := vars[name]; !ok {
 				vars[name] = fmt.Sprintf("%s of the statements on %s (%s)", param, lockgraph.ShortName(class), where)
 			}
@@ -297,17 +297,26 @@ func subject(class string) string {
 var paramRE = regexp.MustCompile(`\$([0-9]+)\b`)
 
 // placeholders replaces each $n of sql with its known value from known, or
-// else with :'<prefix>_p<n>', and reports each variable to add.
-func placeholders(sql string, prefix func() string, known map[string]string, add func(name, param string)) string {
+// else with :'<prefix>_<column>' when the parameter is compared with,
+// assigned to or inserted into a column (cols), or :'<prefix>_p<n>', and
+// reports each variable to add. Naming by column shares a variable between
+// two statements only when they mean the same column of the same table.
+func placeholders(sql string, prefix func() string, known map[string]string, cols map[int]string, add func(name, param string)) string {
 	return paramRE.ReplaceAllStringFunc(sql, func(m string) string {
 		if v, ok := known[m]; ok {
 			return v
 		}
 		name := prefix() + "_p" + m[1:]
+		if n, err := strconv.Atoi(m[1:]); err == nil && cols[n] != "" && identRE.MatchString(cols[n]) {
+			name = prefix() + "_" + strings.ToLower(cols[n])
+		}
 		add(name, m)
 		return ":'" + name + "'"
 	})
 }
+
+// identRE matches a column name usable in a psql variable name.
+var identRE = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
 // varRE matches a psql variable reference :'name'.
 var varRE = regexp.MustCompile(`:'([A-Za-z0-9_]+)'`)

@@ -57,9 +57,9 @@ func TestReproFlag(t *testing.T) {
 		"# ---- reproducer 1 of 1: save from here as repro-1.sh\n#!/bin/sh\n",
 		"# session s1 replays billing.InvoiceAccount\n",
 		"# Expected: one session fails with ERROR: deadlock detected (SQLSTATE 40P01)",
-		`: "${subscriptions_p1:?fill in $1 of the statements on subscriptions`,
-		"SELECT plan FROM subscriptions WHERE account_id = :'subscriptions_p1' FOR UPDATE;\nSELECT pg_sleep(:step * 1);\n",
-		"UPDATE subscriptions SET plan = :'subscriptions_p2' WHERE account_id = :'subscriptions_p1';\nROLLBACK;\n",
+		`: "${subscriptions_account_id:?fill in $1 of the statements on subscriptions`,
+		"SELECT plan FROM subscriptions WHERE account_id = :'subscriptions_account_id' FOR UPDATE;\nSELECT pg_sleep(:step * 1);\n",
+		"UPDATE subscriptions SET plan = :'subscriptions_plan_new' WHERE account_id = :'subscriptions_account_id';\nROLLBACK;\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -6,4 +6,4 @@ INSERT INTO counters VALUES (1, 0);
 INSERT INTO authors VALUES (1, 1);
 INSERT INTO books VALUES (1, 1, 'first');
 -- RenumberPost must change the key (SET id = id behaves as a non-key update).
--- repro: posts_p2=100
+-- repro: posts_id_new=100

@@ -5,5 +5,5 @@ CREATE TABLE matches (id bigint PRIMARY KEY);
 INSERT INTO matches VALUES (1);
 CREATE TABLE match_conditions (id bigint PRIMARY KEY, match_id bigint);
 INSERT INTO match_conditions VALUES (1, 1);
--- repro: matches_p1={1}
--- repro: match_conditions_p1={1}
+-- repro: matches_id_list={1}
+-- repro: match_conditions_match_id_list={1}
