@@ -400,7 +400,10 @@ func (s *statement) sql() (string, bool) {
 		if col == "" {
 			col = "updated_at"
 		}
-		head = "UPDATE " + s.table + " SET " + col + " = DEFAULT"
+		// Assigning the column its own value takes the row lock of
+		// any UPDATE and replays on any schema that has the column,
+		// where DEFAULT could violate NOT NULL.
+		head = "UPDATE " + s.table + " SET " + col + " = " + col
 	case "DELETE":
 		head = "DELETE FROM " + s.table
 	case "INSERT":
