@@ -28,6 +28,9 @@ func Render(w io.Writer, n int, sc *Script) error {
 		}
 	}
 	fmt.Fprintf(&b, "#\n# Expected: %s.\n", sc.Expect)
+	for _, n := range sc.Needs {
+		fmt.Fprintf(&b, "# Needs in the database first: %s.\n", n)
+	}
 	for _, m := range sc.Missing {
 		fmt.Fprintf(&b, "# INCOMPLETE: pglockorder does not know %s; add it by hand.\n", m)
 	}

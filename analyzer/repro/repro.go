@@ -105,6 +105,9 @@ type Script struct {
 	// Missing lists what could not be reproduced (a lock whose statement
 	// text is unknown); a script with Missing set is incomplete.
 	Missing []string
+	// Needs lists what the database must hold before the script runs,
+	// such as the rows a foreign-key check or a cascade locks.
+	Needs []string
 }
 
 // Build returns the reproducer of a cycle. rel shortens positions for
@@ -163,6 +166,18 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 		}
 		sc.Sessions = append(sc.Sessions, s)
 		heldSQL, wantSQL := held.SQL, wanted.SQL
+		for _, f := range []lockgraph.Frame{held, wanted} {
+			need := ""
+			switch {
+			case strings.Contains(f.What, "foreign key check"):
+				need = "the parent row the inserted or updated row references (the foreign-key check locks it)"
+			case strings.Contains(f.What, "ON DELETE") || strings.Contains(f.What, "ON UPDATE"):
+				need = "a child row that references the parent (a cascade locks only rows that exist)"
+			}
+			if need != "" && !slices.Contains(sc.Needs, need) {
+				sc.Needs = append(sc.Needs, need)
+			}
+		}
 		if heldSQL == "" {
 			sc.Missing = append(sc.Missing, fmt.Sprintf("the statement that takes %s at %s", e.Held, rel(held.Pos)))
 		}

@@ -33,6 +33,14 @@ func step(fn string, held lockgraph.Lock, heldPos, heldSQL string, wanted lockgr
 	}
 }
 
+// fkStep is step with the frames' descriptions given, as the analysis
+// writes them for locks a schema implies.
+func fkStep(fn string, held lockgraph.Lock, heldPos, heldSQL, heldWhat string, wanted lockgraph.Lock, wantPos, wantSQL, wantWhat string) *lockgraph.Edge {
+	e := step(fn, held, heldPos, heldSQL, wanted, wantPos, wantSQL)
+	e.HeldPath[0].What, e.WantedPath[0].What = heldWhat, wantWhat
+	return e
+}
+
 func cycles() map[string]*lockgraph.Cycle {
 	fu, nku, fs := lockmodel.ForUpdate, lockmodel.ForNoKeyUpdate, lockmodel.ForShare
 	cross := step("jobs.Reassign",
@@ -82,6 +90,14 @@ func cycles() map[string]*lockgraph.Cycle {
 			step("jobs.Report",
 				lockgraph.Lock{Class: "advisory:(hashtext('reports'))", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:8:2", "SELECT pg_advisory_xact_lock(hashtext($1))",
 				lockgraph.Lock{Class: "advisory@jobs/report.go:9:2", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:9:2", "SELECT pg_advisory_xact_lock($1)"),
+		}},
+		"foreign_key": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
+			fkStep("blog.Comment",
+				lock("row:audit", nku), "blog/comment.go:10:2", "UPDATE audit SET n = n + 1 WHERE id = $1", "UPDATE in a transaction",
+				lock("row:posts", lockmodel.ForKeyShare), "blog/comment.go:12:2", "INSERT INTO comments (post_id, body) VALUES ($1, $2)", "INSERT (foreign key check on posts) in a transaction"),
+			fkStep("blog.DeletePost",
+				lock("row:comments", fu), "blog/delete.go:8:2", "DELETE FROM posts WHERE id = $1", "DELETE (ON DELETE CASCADE of comments) in a transaction",
+				lock("row:audit", nku), "blog/delete.go:9:2", "UPDATE audit SET n = n + 1 WHERE id = $1", "UPDATE in a transaction"),
 		}},
 		"missing_sql": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
 			missing,
