@@ -75,8 +75,9 @@ type gen struct {
 	domains int
 	libs    int
 	stats   Stats
-	// forward[d] and backward[d] list the planted inversions whose first
-	// and second half domain d's service runs.
+	// forward[d] lists the planted inversions whose first half domain d's
+	// queries or repository runs; backward[d] those whose second half its
+	// service runs.
 	forward, backward map[int][]int
 }
 
@@ -367,6 +368,12 @@ func F%[1]d(xs []int, s string) (int, string) {
 // queries writes domain d's sqlc-like query package on pgx v5.
 func (g *gen) queries(d int) error {
 	f := &file{}
+	pool := ""
+	for _, j := range g.forward[d] {
+		if j%2 == 0 {
+			pool = "\n\"github.com/jackc/pgx/v5/pgxpool\""
+		}
+	}
 	f.p(`// Package queries is laid out like sqlc's pgx/v5 output.
 package queries
 
@@ -374,7 +381,7 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn"%s
 )
 
 // DBTX is what the queries run on: a pool, a connection or a transaction.
@@ -400,13 +407,33 @@ type Row struct {
 	ID     int64
 	Name   string
 	Amount int64
-}`)
+}`, pool)
 	funcs := 3
 	lockers := g.tables(d)
 	for _, j := range g.forward[d] {
 		if j%2 == 0 {
 			x, y := plantTables(j)
 			lockers = append(lockers, x, y)
+			// The first half of the inversion: a hand-written
+			// transaction next to the generated queries.
+			f.p(`
+// PlantForward%[1]d locks a row of plant_x_%[1]d, then updates one of plant_y_%[1]d.
+func PlantForward%[1]d(ctx context.Context, pool *pgxpool.Pool, id, amount int64) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	q := New(tx)
+	if _, err := q.LockPlantX%[1]d(ctx, id); err != nil {
+		return err
+	}
+	if err := q.UpdatePlantY%[1]d(ctx, id, amount); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}`, j)
+			funcs++
 		}
 	}
 	for _, t := range lockers {
@@ -494,6 +521,23 @@ func New(db *sql.DB) *Repo { return &Repo{db: db} }`)
 		if j%2 == 1 {
 			x, y := plantTables(j)
 			lockers = append(lockers, x, y)
+			f.p(`
+// PlantForward%[1]d locks a row of plant_x_%[1]d, then touches one of plant_y_%[1]d.
+func (r *Repo) PlantForward%[1]d(ctx context.Context, id int64) error {
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := r.LockPlantX%[1]d(ctx, tx, id); err != nil {
+		return err
+	}
+	if err := r.TouchPlantY%[1]d(ctx, tx, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}`, j)
+			funcs++
 		}
 	}
 	for _, t := range lockers {
@@ -541,8 +585,8 @@ type step struct {
 }
 
 // service writes domain d's service, whose transactions lock rows of its
-// own and the previous domain's tables in increasing rank, plus the planted
-// halves of inversions.
+// own and the previous domain's tables in increasing rank, plus the second
+// halves of planted inversions.
 func (g *gen) service(d int) error {
 	f := &file{}
 	hasPrev := d > 0
@@ -577,7 +621,7 @@ type Service struct {
 		f.p("return &Service{pool: pool, db: db, q: queries.New(pool), repo: repo.New(db)}")
 	}
 	f.p("}")
-	f.p("\n// The helpers are used by some shapes of transaction only.\nvar (\n_ = txutil.InTx\n_ pgx.Tx\n)")
+	f.p("\n// The helpers are used by some shapes of transaction only.\nvar (\n_ = txutil.InTx\n_ pgx.Tx\n_ = l%03d.F0\n)", lib)
 	funcs := 1
 	var avail []step
 	if hasPrev {
@@ -588,12 +632,8 @@ type Service struct {
 	for _, t := range g.tables(d) {
 		avail = append(avail, step{t: t})
 	}
-	// The planted halves.
-	for _, j := range g.forward[d] {
-		x, y := plantTables(j)
-		g.plant(f, fmt.Sprintf("PlantForward%d", j), j%2 == 1, []step{{t: x}, {t: y}})
-		funcs++
-	}
+	// The second halves of planted inversions, whose first halves are
+	// transactions in the previous domain's queries and repository.
 	for _, j := range g.backward[d] {
 		x, y := plantTables(j)
 		g.plant(f, fmt.Sprintf("PlantBackward%d", j), j%2 == 1, []step{{t: y, prev: true}, {t: x, prev: true}})
