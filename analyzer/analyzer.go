@@ -153,8 +153,15 @@ func run(pass *analysis.Pass) (any, error) {
 		temps[t] = true
 	}
 	info.TempTables = sortedSet(temps)
-	pass.ExportPackageFact(info)
-	debugFactSize(pass, info)
+	fact := info
+	if pass.Pkg.Name() == "main" {
+		// No package imports a command: its fact needs no copy of the
+		// edges, which for a command linking a whole monorepo are all
+		// of them.
+		fact = &PackageInfo{HasSQL: true, TempTables: info.TempTables}
+	}
+	pass.ExportPackageFact(fact)
+	debugFactSize(pass, fact)
 	reportCycles(pass, an, lockgraph.WithoutTables(all, temps))
 	return res, nil
 }
