@@ -25,6 +25,7 @@ type checker struct {
 	reach   map[*packages.Package]bool
 	checked map[*packages.Package]error
 	export  map[*packages.Package]*types.Package
+	read    map[*packages.Package]bool
 	// methods are the names of the methods that run a query string.
 	methods [][]byte
 }
@@ -36,6 +37,7 @@ func newChecker(roots []*packages.Package) *checker {
 		reach:   map[*packages.Package]bool{},
 		checked: map[*packages.Package]error{},
 		export:  map[*packages.Package]*types.Package{},
+		read:    map[*packages.Package]bool{},
 	}
 	for _, p := range roots {
 		c.roots[p] = true
@@ -176,11 +178,14 @@ func (c *checker) typesOf(p *packages.Package) (*types.Package, error) {
 		}
 		return p.Types, nil
 	}
-	if t, ok := c.export[p]; ok {
-		return t, nil
+	if c.read[p] {
+		return c.placeholder(p), nil
 	}
-	// The export data refers to the packages of p's whole import graph,
-	// which must be the ones the rest of the program sees.
+	// Export data describes what it needs of p's dependencies too: only
+	// the packages imported from source code are read. Every package
+	// of p's import graph is passed in, empty until read or filled in
+	// as far as some export data describes it, so that one package has
+	// one types.Package throughout the program.
 	view := map[string]*types.Package{}
 	var add func(q *packages.Package) error
 	add = func(q *packages.Package) error {
@@ -188,11 +193,17 @@ func (c *checker) typesOf(p *packages.Package) (*types.Package, error) {
 			if _, ok := view[imp.PkgPath]; ok || imp.PkgPath == "unsafe" {
 				continue
 			}
-			t, err := c.typesOf(imp)
-			if err != nil {
-				return err
+			if c.source(imp) {
+				// Not expected (what can reach SQL is imported
+				// only by what can), but harmless.
+				t, err := c.typesOf(imp)
+				if err != nil {
+					return err
+				}
+				view[imp.PkgPath] = t
+			} else {
+				view[imp.PkgPath] = c.placeholder(imp)
 			}
-			view[imp.PkgPath] = t
 			if err := add(imp); err != nil {
 				return err
 			}
@@ -202,12 +213,24 @@ func (c *checker) typesOf(p *packages.Package) (*types.Package, error) {
 	if err := add(p); err != nil {
 		return nil, err
 	}
+	view[p.PkgPath] = c.placeholder(p)
 	t, err := c.readExport(p, view)
 	if err != nil {
 		return nil, err
 	}
-	c.export[p] = t
+	c.read[p] = true
 	return t, nil
+}
+
+// placeholder returns the one types.Package of a package seen through
+// export data, created empty on first use.
+func (c *checker) placeholder(p *packages.Package) *types.Package {
+	t, ok := c.export[p]
+	if !ok {
+		t = types.NewPackage(p.PkgPath, p.Name)
+		c.export[p] = t
+	}
+	return t
 }
 
 func (c *checker) readExport(p *packages.Package, view map[string]*types.Package) (*types.Package, error) {
