@@ -71,10 +71,21 @@ median() {
 		awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# ratio RUN FIELD prints the median of the ratios pglockorder/go vet of
+# the runs made back to back, steadier than a ratio of medians when other
+# work shares the machine.
+ratio() {
+	awk -v v="$1-vet" -v p="$1-pgl" -v f="$2" '
+		$1 == v { a[++n] = $f } $1 == p { b[++m] = $f }
+		END { for (i = 1; i <= n && i <= m; i++) if (a[i] > 0) print b[i] / a[i] }' "$work/times" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) printf "%.2fx\n", v[(NR + 1) / 2]; else printf "%.2fx\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 vet=(go vet ./...)
 pgl=("$work/pglockorder" ./...)
 
 printf "\n%-7s %5s %7s %8s | %-6s %8s %8s %8s %8s | %6s %6s\n" size pkgs funcs lines run "vet s" "vet MiB" "pgl s" "pgl MiB" "time" "mem"
+echo "(medians; time and mem are medians of the per-run ratios pglockorder / go vet)"
 for size in $SIZES; do
 	IFS=: read -r name npkg nfunc <<<"$size"
 	dir="$work/$name"
@@ -107,8 +118,8 @@ for size in $SIZES; do
 	done
 	for run in cold warm cached; do
 		vs=$(median "$run-vet" 2) vk=$(median "$run-vet" 3) ps=$(median "$run-pgl" 2) pk=$(median "$run-pgl" 3)
-		printf "%-7s %5d %7d %8d | %-6s %8s %8d %8s %8d | %5.2fx %5.2fx\n" "$name" "$npkg" "$funcs" "$lines" "$run" \
-			"$vs" "$((vk / 1024))" "$ps" "$((pk / 1024))" "$(echo "$ps / $vs" | bc -l)" "$(echo "$pk / $vk" | bc -l)"
+		printf "%-7s %5d %7d %8d | %-6s %8s %8d %8s %8d | %6s %6s\n" "$name" "$npkg" "$funcs" "$lines" "$run" \
+			"$vs" "$((vk / 1024))" "$ps" "$((pk / 1024))" "$(ratio "$run" 2)" "$(ratio "$run" 3)"
 	done
 	cp "$work/times" "$work/times-$name"
 done
