@@ -17,7 +17,8 @@
 # "time"); the RSS is that of the largest single process (go vet runs one
 # vet process per package, pglockorder one process plus go list). Each
 # figure is the median of REPS runs (COLD_REPS for cold). It checks that
-# pglockorder reports exactly the planted inversions.
+# pglockorder reports exactly the planted inversions. With FACTS=1 it also
+# prints the size of the package facts of pglockorder's go vet mode.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -122,6 +123,13 @@ for size in $SIZES; do
 			"$vs" "$((vk / 1024))" "$ps" "$((pk / 1024))" "$(ratio "$run" 2)" "$(ratio "$run" 3)"
 	done
 	cp "$work/times" "$work/times-$name"
+	if [ "${FACTS:-0}" = 1 ]; then
+		# The package facts go vet passes between processes in
+		# pglockorder's vet mode (warm cache: the last run filled it).
+		(cd "$dir" && go vet -vettool="$work/pglockorder" -pglockorder.debug ./... 2>&1 |
+			awk -v name="$name" '/: package fact: / { n++; e += $(NF - 3); b += $(NF - 1); if ($(NF - 1) > m) m = $(NF - 1) }
+				END { printf "%-7s vet mode: %d package facts, %d edges, %.1f MB in all, largest %.0f kB\n", name, n, e, b / 1e6, m / 1e3 }') || true
+	fi
 done
 rm -rf "$work/gc"
 echo "# raw times (label seconds KiB) in $work/times-*; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
