@@ -191,7 +191,15 @@ func run(pass *analysis.Pass) (any, error) {
 		temps[t] = true
 	}
 	info.TempTables = sortedSet(temps)
-	pass.ExportPackageFact(info)
+	fact := info
+	if pass.Pkg.Name() == "main" {
+		// No package imports a command: its fact needs no copy of the
+		// edges, which for a command linking a whole monorepo are all
+		// of them.
+		fact = &PackageInfo{HasSQL: true, TempTables: info.TempTables}
+	}
+	pass.ExportPackageFact(fact)
+	debugFactSize(pass, fact)
 	reportCycles(pass, an, lockgraph.WithoutTables(all, temps))
 	return res, nil
 }
@@ -260,7 +268,7 @@ func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
 		for i := range info.Edges {
 			ptrs[i] = &info.Edges[i]
 		}
-		ptrs = lockgraph.Dedupe(ptrs)
+		ptrs = oneWitness(ptrs)
 		edges := make([]lockgraph.Edge, len(ptrs))
 		for i, e := range ptrs {
 			edges[i] = *e
@@ -268,6 +276,28 @@ func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
 		info.Edges = edges
 	}
 	return info, relevant
+}
+
+// oneWitness keeps, of the edges imported from dependencies, one per lock
+// pair: classes, modes, kind of wait, connection and gates, which is all the
+// cycle search looks at. The package fact re-exports the edges of the whole
+// import closure (go vet passes package facts only along direct imports),
+// so keeping every function's witness would make facts, and the time to
+// read and write them, grow with the square of a monorepo's depth; one
+// witness per pair bounds them by the number of distinct lock pairs. The
+// package's own edges are all kept: cycles are reported at them.
+func oneWitness(edges []*lockgraph.Edge) []*lockgraph.Edge {
+	slices.SortStableFunc(edges, lockgraph.Compare)
+	seen := make(map[string]bool, len(edges))
+	out := edges[:0]
+	for _, e := range edges {
+		k := fmt.Sprint(e.Held, e.Wanted, e.CrossConn, e.Gates)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // exportable reports whether a fact on fn can reach importers: go vet drops

@@ -1,6 +1,27 @@
 package analyzer
 
-import "os"
+import (
+	"bytes"
+	"encoding/gob"
+	"os"
+
+	"golang.org/x/tools/go/analysis"
+)
 
 // debugOut receives -debug messages.
 var debugOut = os.Stderr
+
+// debugFactSize prints, with -debug, the size of the package fact go vet
+// writes for the package: it carries edges of the import closure, so its
+// size is what grows with a monorepo.
+func debugFactSize(pass *analysis.Pass, info *PackageInfo) {
+	if !debugMode {
+		return
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(info); err != nil {
+		debugf(pass)("encoding the package fact: %v", err)
+		return
+	}
+	debugf(pass)("package fact: %d edges, %d bytes", len(info.Edges), buf.Len())
+}

@@ -125,13 +125,17 @@ func (e *Edge) Anchor() string {
 
 // Compare orders edges deterministically.
 func Compare(a, b *Edge) int {
-	return cmp.Or(
+	if c := cmp.Or(
 		cmp.Compare(a.Held.Class, b.Held.Class),
 		cmp.Compare(a.Wanted.Class, b.Wanted.Class),
 		cmp.Compare(a.Func, b.Func),
 		cmp.Compare(a.Anchor(), b.Anchor()),
-		cmp.Compare(a.key(), b.key()),
-	)
+	); c != 0 {
+		return c
+	}
+	// Formatting the key costs more than the rest: only for ties (cmp.Or
+	// evaluates all its arguments).
+	return cmp.Compare(a.key(), b.key())
 }
 
 // Dedupe sorts edges and keeps one per key (the first in order).

@@ -14,14 +14,16 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// loadMode loads the named packages from source and their dependencies from
-// the compiler's export data: the analysis needs syntax only for the code
-// it reports on. Dependencies outside the patterns (the standard library,
-// the database drivers, which are modelled) then cost no parsing or
+// loadMode lists the named packages and all their dependencies with the
+// go command, which compiles them for their export data, but parses and
+// type-checks nothing: the driver type-checks from source only the packages
+// that can reach a database API, one at a time, and takes the types of all
+// others from export data. Ordinary code, the standard library and the
+// database drivers (which are modelled) then cost no parsing or
 // type-checking, which is most of the time and memory of a whole-program
 // run.
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
-	packages.NeedTypes | packages.NeedTypesSizes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule
+	packages.NeedDeps | packages.NeedExportFile | packages.NeedTypesSizes | packages.NeedModule
 
 // load loads the packages matching patterns from source. Packages of the
 // same module(s) that they import are loaded from source too, so that a
@@ -74,14 +76,14 @@ type factKey struct {
 
 // analyze runs analyzer a over the packages named on the command line (the
 // roots), in dependency order, passing facts from each package to its
-// importers in memory. Packages loaded from export data are not analysed:
-// facts about them are simply absent, as for any package outside the run.
+// importers in memory. Only the roots that can reach a database API are
+// type-checked from source and analysed, one at a time, their syntax and
+// type information dropped once analysed; the others, like every package
+// outside the roots, are seen through export data: facts about them are
+// simply absent, as for any package outside the run.
 func analyze(a *analysis.Analyzer, roots []*packages.Package) []*unit {
 	facts := map[factKey]analysis.Fact{}
-	isRoot := make(map[*packages.Package]bool, len(roots))
-	for _, p := range roots {
-		isRoot[p] = true
-	}
+	c := newChecker(roots)
 	var units []*unit
 	done := map[*packages.Package]bool{}
 	var visit func(p *packages.Package)
@@ -90,14 +92,22 @@ func analyze(a *analysis.Analyzer, roots []*packages.Package) []*unit {
 			return
 		}
 		done[p] = true
-		// Only the packages named on the command line are type-checked
-		// from source; the others come from export data.
 		for _, imp := range p.Imports {
-			if isRoot[imp] {
+			if c.source(imp) {
 				visit(imp)
 			}
 		}
+		if !c.source(p) {
+			return
+		}
+		if err := c.check(p); err != nil {
+			units = append(units, &unit{pkg: p, err: err})
+			return
+		}
 		units = append(units, runPass(a, p, facts))
+		// The package's syntax and type information were needed for
+		// its own analysis only: its importers see its types.
+		p.Syntax, p.TypesInfo = nil, nil
 	}
 	for _, p := range roots {
 		visit(p)

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+
+	"golang.org/x/tools/go/gcexportdata"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+)
+
+// checker type-checks the packages that can run SQL from source and gives
+// the types of all others from the compiler's export data.
+type checker struct {
+	fset    *token.FileSet
+	roots   map[*packages.Package]bool
+	reach   map[*packages.Package]bool
+	checked map[*packages.Package]error
+	export  map[*packages.Package]*types.Package
+	read    map[*packages.Package]bool
+	// methods are the names of the methods that run a query string.
+	methods [][]byte
+}
+
+func newChecker(roots []*packages.Package) *checker {
+	c := &checker{
+		fset:    token.NewFileSet(),
+		roots:   make(map[*packages.Package]bool, len(roots)),
+		reach:   map[*packages.Package]bool{},
+		checked: map[*packages.Package]error{},
+		export:  map[*packages.Package]*types.Package{},
+		read:    map[*packages.Package]bool{},
+	}
+	for _, p := range roots {
+		c.roots[p] = true
+	}
+	for _, m := range sqlsite.QueryMethodNames() {
+		c.methods = append(c.methods, []byte(m))
+	}
+	return c
+}
+
+// source reports whether p is analysed, and so type-checked from source: it
+// is a root that can reach SQL.
+func (c *checker) source(p *packages.Package) bool {
+	return c.roots[p] && c.reaches(p)
+}
+
+// reaches reports whether p can run SQL: it is a database API, imports one
+// directly or through other packages, or (for a root) its source mentions a
+// method that runs a query string, which a query interface of its own may
+// declare. It errs on the side of yes; the analyzer decides exactly.
+func (c *checker) reaches(p *packages.Package) bool {
+	if r, ok := c.reach[p]; ok {
+		return r
+	}
+	c.reach[p] = false // import cycles are errors reported elsewhere
+	r := sqlsite.IsDriverPackage(p.PkgPath)
+	for _, imp := range p.Imports {
+		if r {
+			break
+		}
+		r = c.reaches(imp)
+	}
+	if !r && c.roots[p] {
+		r = c.mentionsQueryMethod(p)
+	}
+	c.reach[p] = r
+	return r
+}
+
+// mentionsQueryMethod reports whether a source file of p names a method
+// that runs a query string followed by "(": a call or a declaration.
+// Unreadable files count as a yes, for the type checker to report.
+func (c *checker) mentionsQueryMethod(p *packages.Package) bool {
+	for _, name := range p.CompiledGoFiles {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return true
+		}
+		for _, m := range c.methods {
+			for rest := src; ; {
+				i := bytes.Index(rest, m)
+				if i < 0 {
+					break
+				}
+				after := bytes.TrimLeft(rest[i+len(m):], " \t")
+				if len(after) > 0 && after[0] == '(' && (i == 0 || !isIdentByte(rest[i-1])) {
+					return true
+				}
+				rest = rest[i+len(m):]
+			}
+		}
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b >= 0x80
+}
+
+// check parses and type-checks p from source, filling its Fset, Syntax,
+// Types and TypesInfo.
+func (c *checker) check(p *packages.Package) error {
+	if err, ok := c.checked[p]; ok {
+		return err
+	}
+	err := c.typecheck(p)
+	c.checked[p] = err
+	return err
+}
+
+func (c *checker) typecheck(p *packages.Package) error {
+	files := make([]*ast.File, 0, len(p.CompiledGoFiles))
+	for _, name := range p.CompiledGoFiles {
+		f, err := parser.ParseFile(c.fset, name, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return fmt.Errorf("parsing: %w", err)
+		}
+		files = append(files, f)
+	}
+	info := &types.Info{
+		Types:        map[ast.Expr]types.TypeAndValue{},
+		Instances:    map[*ast.Ident]types.Instance{},
+		Defs:         map[*ast.Ident]types.Object{},
+		Uses:         map[*ast.Ident]types.Object{},
+		Implicits:    map[ast.Node]types.Object{},
+		Selections:   map[*ast.SelectorExpr]*types.Selection{},
+		Scopes:       map[ast.Node]*types.Scope{},
+		FileVersions: map[*ast.File]string{},
+	}
+	var errs []error
+	conf := &types.Config{
+		Importer: importerFunc(func(path string) (*types.Package, error) { return c.importFrom(p, path) }),
+		Sizes:    p.TypesSizes,
+		Error:    func(err error) { errs = append(errs, err) },
+	}
+	if p.Module != nil && p.Module.GoVersion != "" {
+		conf.GoVersion = "go" + p.Module.GoVersion
+	}
+	pkg, _ := conf.Check(p.PkgPath, c.fset, files, info)
+	if len(errs) > 0 {
+		return fmt.Errorf("type-checking: %w", errors.Join(errs...))
+	}
+	p.Fset, p.Syntax, p.Types, p.TypesInfo = c.fset, files, pkg, info
+	return nil
+}
+
+// importFrom returns the package that p imports as path.
+func (c *checker) importFrom(p *packages.Package, path string) (*types.Package, error) {
+	if path == "unsafe" {
+		return types.Unsafe, nil
+	}
+	imp := p.Imports[path]
+	if imp == nil {
+		return nil, fmt.Errorf("%s does not import %q", p.PkgPath, path)
+	}
+	return c.typesOf(imp)
+}
+
+// typesOf returns the types of p: checked from source for the analysed
+// packages, read from export data for the others.
+func (c *checker) typesOf(p *packages.Package) (*types.Package, error) {
+	if p.PkgPath == "unsafe" {
+		return types.Unsafe, nil
+	}
+	if c.source(p) {
+		if err := c.check(p); err != nil {
+			return nil, fmt.Errorf("importing %s: %w", p.PkgPath, err)
+		}
+		return p.Types, nil
+	}
+	if c.read[p] {
+		return c.placeholder(p), nil
+	}
+	// Export data describes what it needs of p's dependencies too: only
+	// the packages imported from source code are read. Every package
+	// of p's import graph is passed in, empty until read or filled in
+	// as far as some export data describes it, so that one package has
+	// one types.Package throughout the program.
+	view := map[string]*types.Package{}
+	var add func(q *packages.Package) error
+	add = func(q *packages.Package) error {
+		for _, imp := range q.Imports {
+			if _, ok := view[imp.PkgPath]; ok || imp.PkgPath == "unsafe" {
+				continue
+			}
+			if c.source(imp) {
+				// Not expected (what can reach SQL is imported
+				// only by what can), but harmless.
+				t, err := c.typesOf(imp)
+				if err != nil {
+					return err
+				}
+				view[imp.PkgPath] = t
+			} else {
+				view[imp.PkgPath] = c.placeholder(imp)
+			}
+			if err := add(imp); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := add(p); err != nil {
+		return nil, err
+	}
+	view[p.PkgPath] = c.placeholder(p)
+	t, err := c.readExport(p, view)
+	if err != nil {
+		return nil, err
+	}
+	c.read[p] = true
+	return t, nil
+}
+
+// placeholder returns the one types.Package of a package seen through
+// export data, created empty on first use.
+func (c *checker) placeholder(p *packages.Package) *types.Package {
+	t, ok := c.export[p]
+	if !ok {
+		t = types.NewPackage(p.PkgPath, p.Name)
+		c.export[p] = t
+	}
+	return t
+}
+
+func (c *checker) readExport(p *packages.Package, view map[string]*types.Package) (*types.Package, error) {
+	if p.ExportFile == "" {
+		return nil, fmt.Errorf("no export data for %s", p.PkgPath)
+	}
+	f, err := os.Open(p.ExportFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading export data of %s: %w", p.PkgPath, err)
+	}
+	defer f.Close() //nolint:errcheck // read-only file: closing cannot lose data
+	// The go command's export files are compiler archives, which only
+	// NewReader opens (as go/packages does) until Go 1.29.
+	r, err := gcexportdata.NewReader(bufio.NewReader(f)) //nolint:staticcheck // see above
+	if err != nil {
+		return nil, fmt.Errorf("reading export data of %s: %w", p.PkgPath, err)
+	}
+	t, err := gcexportdata.Read(r, c.fset, view, p.PkgPath)
+	if err != nil {
+		return nil, fmt.Errorf("reading export data of %s: %w", p.PkgPath, err)
+	}
+	return t, nil
+}
+
+// importerFunc adapts a function to types.Importer.
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
