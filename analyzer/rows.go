@@ -73,7 +73,7 @@ func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.Or
 		}
 		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.CategoryOrderMismatch, Message: report.MismatchMessage(m.This, m.Other, report.Options{Rel: moduleRelative})})
 	}
-	return all
+	return witnesses(all)
 }
 
 // compatibleOrders reports whether two ORDER BY lists lock rows in one
@@ -98,4 +98,20 @@ func isMigrationPackage(path string) bool {
 		}
 	}
 	return false
+}
+
+// witnesses keeps one ordered lock per table, order and mode: all a
+// mismatch needs, so the package fact stays bounded however many packages
+// it gathers.
+func witnesses(all []lockseq.OrderedLock) []lockseq.OrderedLock {
+	seen := map[string]bool{}
+	var kept []lockseq.OrderedLock
+	for _, o := range all {
+		k := o.Table + "\x00" + o.Order + "\x00" + o.Mode.String()
+		if !seen[k] {
+			seen[k] = true
+			kept = append(kept, o)
+		}
+	}
+	return kept
 }
