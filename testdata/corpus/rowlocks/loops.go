@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=80"
+package rowlocks // want package:"sql=true edges=81"
 
 import (
 	"context"

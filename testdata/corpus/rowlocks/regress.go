@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"corpus/rowlocks/links"
 )
 
 // Regression cases from a blind test: each was a false negative or a false
@@ -310,4 +312,14 @@ func settleMatchesTx(ctx context.Context, tx pgx.Tx, ids []int64) error {
 // purgeMatches deletes without locking first.
 func purgeMatches(ctx context.Context, tx pgx.Tx, ids []int64) error {
 	return deleteMatchesQ(ctx, tx, ids) // want `unordered multi-row lock: DELETE takes rows of matches \(FOR UPDATE\), several of them \(= ANY\(...\)\)`
+}
+
+// relinkAll orders chain_links the other way from links.Prune, in another
+// package: the mismatch is found through the package fact (go vet mode too).
+func relinkAll(ctx context.Context, tx pgx.Tx, height int64) error {
+	if err := links.Prune(ctx, tx, height); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "SELECT hash FROM chain_links WHERE height > $1 ORDER BY hash DESC FOR UPDATE", height) // want `row order mismatch on chain_links: rowlocks.relinkAll locks its rows ORDER BY hash DESC, links.Prune locks them ORDER BY hash`
+	return err
 }
