@@ -212,6 +212,9 @@ func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.
 		own[edgeID(e)] = pos
 	}
 	for _, c := range lockgraph.New(edges).Cycles(maxCycle) {
+		if MigrationsOnly(c) {
+			continue
+		}
 		pos := token.NoPos
 		try := func(i int) {
 			if i >= 0 && pos == token.NoPos {

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 	"github.com/pglockorder/pglockorder/analyzer/report"
@@ -114,4 +115,17 @@ func witnesses(all []lockseq.OrderedLock) []lockseq.OrderedLock {
 		}
 	}
 	return kept
+}
+
+// MigrationsOnly reports whether every path of a cycle is in a migration
+// package: a migration tool runs one step at a time, so two of them (or one
+// twice, for a lock upgrade) never run at once. A cycle between a migration
+// and the application is kept: migrations do run beside live traffic.
+func MigrationsOnly(c *lockgraph.Cycle) bool {
+	for _, s := range c.Steps {
+		if !isMigrationPackage(strings.TrimSuffix(s.Pkg, ".test")) {
+			return false
+		}
+	}
+	return len(c.Steps) > 0
 }

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"testing"
 
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 )
@@ -57,6 +58,29 @@ func TestIsMigrationPackage(t *testing.T) {
 	} {
 		if got := isMigrationPackage(path); got != want {
 			t.Errorf("isMigrationPackage(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+func TestMigrationsOnly(t *testing.T) {
+	edge := func(pkg string) *lockgraph.Edge { return &lockgraph.Edge{Pkg: pkg} }
+	tests := []struct {
+		name string
+		pkgs []string
+		want bool
+	}{
+		{"up against down", []string{"app/db/migrations", "app/db/migrations"}, true},
+		{"upgrade in one migration", []string{"app/migrate"}, true},
+		{"migration against the application", []string{"app/db/migrations", "app/store"}, false},
+		{"application only", []string{"app/store", "app/api"}, false},
+	}
+	for _, tt := range tests {
+		c := &lockgraph.Cycle{}
+		for _, p := range tt.pkgs {
+			c.Steps = append(c.Steps, edge(p))
+		}
+		if got := MigrationsOnly(c); got != tt.want {
+			t.Errorf("%s: MigrationsOnly = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

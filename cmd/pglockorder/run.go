@@ -169,7 +169,7 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", *maxCycle)
 	}
 	for _, c := range cycles {
-		if analyzer.Disabled(report.Category(c)) {
+		if analyzer.Disabled(report.Category(c)) || analyzer.MigrationsOnly(c) {
 			continue
 		}
 		anchor := c.Anchor()
