@@ -23,7 +23,7 @@ import (
 // type-checking, which is most of the time and memory of a whole-program
 // run.
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
-	packages.NeedDeps | packages.NeedExportFile | packages.NeedTypesSizes | packages.NeedModule
+	packages.NeedDeps | packages.NeedExportFile | packages.NeedTypesSizes | packages.NeedModule | packages.NeedEmbedFiles
 
 // load loads the packages matching patterns from source. Packages of the
 // same module(s) that they import are loaded from source too, so that a

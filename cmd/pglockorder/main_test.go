@@ -21,7 +21,19 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The commands the tests run keep their result cache in a directory
+	// of the test run's own, never the user's.
+	cacheDir, err := os.MkdirTemp("", "pglockorder-cache")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := os.Setenv(cacheEnv, cacheDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	_ = os.RemoveAll(cacheDir)
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
 	}

@@ -51,6 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		debug    = fs.Bool("debug", false, "print why SQL was skipped")
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
 		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
+		useCache = fs.Bool("cache", true, "reuse the results of a previous run on unchanged code (PGLOCKORDER_CACHE=off or a directory)")
 		reproOut = fs.Bool("repro", false, reproUsage)
 		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates")
 		// User-declared rules (analyzer/userrules.go).
@@ -137,34 +138,62 @@ Flags:
 		failed   bool
 	)
 	rel := relativizer(*dir)
-	for _, u := range analyze(analyzer.Analyzer, pkgs) {
-		if u.err != nil {
-			fmt.Fprintf(stderr, "pglockorder: %s: %v\n", u.pkg.PkgPath, u.err)
-			failed = true
-			continue
-		}
-		if res, ok := u.result.(*analyzer.Result); ok {
-			edges = append(edges, res.Edges...)
-			ordered = append(ordered, res.Ordered...)
-			for _, t := range res.TempTables {
-				temps[t] = true
+	cache := openCache(*useCache)
+	key, cacheable := cache.key(pkgs, cfg, patterns)
+	results, hit := (*cachedResults)(nil), false
+	if cacheable {
+		results, hit = cache.load(key)
+	}
+	if !hit {
+		results = &cachedResults{}
+		for _, u := range analyze(analyzer.Analyzer, pkgs) {
+			if u.err != nil {
+				fmt.Fprintf(stderr, "pglockorder: %s: %v\n", u.pkg.PkgPath, u.err)
+				failed = true
+				continue
 			}
-			g.ignores = append(g.ignores, res.Ignores...)
+			if res, ok := u.result.(*analyzer.Result); ok {
+				results.Edges = append(results.Edges, res.Edges...)
+				results.Ordered = append(results.Ordered, res.Ordered...)
+				results.Temps = append(results.Temps, res.TempTables...)
+				results.Ignores = append(results.Ignores, res.Ignores...)
+			}
+			for _, d := range u.diagnostics {
+				results.Findings = append(results.Findings, cachedFinding{
+					Pkg:      u.pkg.PkgPath,
+					Posn:     u.pkg.Fset.Position(d.Pos).String(),
+					Category: d.Category,
+					Message:  d.Message,
+				})
+			}
 		}
-		for _, d := range u.diagnostics {
-			findings = append(findings, finding{
-				Pkg:      u.pkg.PkgPath,
-				Posn:     rel(u.pkg.Fset.Position(d.Pos).String()),
-				Category: d.Category,
-				Message:  d.Message,
-			})
-		}
+	}
+	edges = results.Edges
+	ordered = results.Ordered
+	for _, t := range results.Temps {
+		temps[t] = true
+	}
+	g.ignores = append(g.ignores, results.Ignores...)
+	for _, f := range results.Findings {
+		findings = append(findings, finding{Pkg: f.Pkg, Posn: rel(f.Posn), Category: f.Category, Message: f.Message})
 	}
 	analysed := time.Since(start) - loaded
 
 	edges = lockgraph.WithoutTables(edges, temps)
 	graph := lockgraph.New(edges)
-	cycles := graph.Cycles(*maxCycle)
+	var cycles []*lockgraph.Cycle
+	if hit {
+		cycles, graph.Truncated = results.Cycles, results.Truncated
+		relink(graph, cycles)
+	} else {
+		cycles = graph.Cycles(*maxCycle)
+		if cacheable && !failed {
+			results.Cycles, results.Truncated = cycles, graph.Truncated
+			if err := cache.store(key, results); err != nil && *verbose {
+				fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+			}
+		}
+	}
 	if graph.Truncated {
 		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", *maxCycle)
 	}
@@ -198,8 +227,12 @@ Flags:
 		return code
 	}
 	if *verbose {
-		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, analysed in %v; %d lock-order edges, %d cycles\n",
-			len(pkgs), loaded.Round(time.Millisecond), analysed.Round(time.Millisecond), len(lockgraph.Dedupe(edges)), len(cycles))
+		how := "analysed in"
+		if hit {
+			how = "results from the cache in"
+		}
+		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
+			len(pkgs), loaded.Round(time.Millisecond), how, analysed.Round(time.Millisecond), len(lockgraph.Dedupe(edges)), len(cycles))
 	}
 	if err := g.write(stdout, findings); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)

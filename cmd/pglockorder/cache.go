@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+)
+
+// The result cache lets a run on unchanged code skip the analysis, as go
+// vet replays its cached results: a pre-commit hook or an editor re-running
+// pglockorder pays for `go list` and a hash of the sources only.
+//
+// What is cached is what the analysis of all packages hands to the
+// whole-program stage (edges, ordered locks, temporary tables, per-package
+// findings and ignore directives), not the output: cycles, formats,
+// baselines, graphs and reproducers are computed from it as on a fresh run.
+//
+// The key covers everything the analysis reads: the pglockorder binary
+// itself, the analyzer's flags and the load options, every package's
+// identity and export data (the go command names export files by their
+// content), the files of the packages analysed from source (embedded files
+// included), the declared-order file and the schema.
+
+// cacheEnv names the environment variable that moves the cache ("off"
+// turns it off).
+const cacheEnv = "PGLOCKORDER_CACHE"
+
+// cacheVersion changes when the cached data's shape does.
+const cacheVersion = "pglockorder-results-v1"
+
+// maxCacheEntries bounds the cache: the oldest entries beyond it go.
+const maxCacheEntries = 16
+
+// cachedFinding is a per-package finding as the cache keeps it.
+type cachedFinding struct {
+	Pkg, Posn, Category, Message string
+}
+
+// cachedResults is what the analysis of all packages produced.
+type cachedResults struct {
+	Edges    []*lockgraph.Edge
+	Ordered  []lockseq.OrderedLock
+	Temps    []string
+	Findings []cachedFinding
+	Ignores  []analyzer.Ignore
+	// Cycles and Truncated are the cycle search's result over Edges
+	// (the search depth is an analyzer flag, part of the key): on a big
+	// graph the search costs more than everything else on a cached run.
+	Cycles    []*lockgraph.Cycle
+	Truncated bool
+}
+
+// resultCache is the cache directory, or "" when caching is off.
+type resultCache struct {
+	dir string
+}
+
+// openCache returns the cache selected by the -cache flag and
+// PGLOCKORDER_CACHE: a directory of its own under the user's cache
+// directory unless the variable names one; none when either says off or no
+// cache directory exists.
+func openCache(enabled bool) resultCache {
+	if !enabled {
+		return resultCache{}
+	}
+	switch v := os.Getenv(cacheEnv); v {
+	case "off", "0", "false":
+		return resultCache{}
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return resultCache{}
+		}
+		return resultCache{dir: filepath.Join(base, "pglockorder")}
+	default:
+		return resultCache{dir: v}
+	}
+}
+
+// key hashes the inputs of the analysis of pkgs; ok is false when an input
+// cannot be read, which makes the run uncacheable.
+func (c resultCache) key(pkgs []*packages.Package, cfg *packages.Config, patterns []string) (string, bool) {
+	if c.dir == "" {
+		return "", false
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", cacheVersion)
+	exe, err := os.Executable()
+	if err != nil || hashFile(h, exe) != nil {
+		return "", false
+	}
+	analyzer.Analyzer.Flags.VisitAll(func(f *flag.Flag) {
+		fmt.Fprintf(h, "flag %s=%s\x00", f.Name, f.Value)
+	})
+	fmt.Fprintf(h, "tests=%t build=%q patterns=%q\x00", cfg.Tests, cfg.BuildFlags, patterns)
+	ok := true
+	roots := map[*packages.Package]bool{}
+	for _, p := range pkgs {
+		roots[p] = true
+	}
+	modules := map[string]bool{}
+	var all []*packages.Package
+	packages.Visit(pkgs, nil, func(p *packages.Package) { all = append(all, p) })
+	slices.SortFunc(all, func(a, b *packages.Package) int { return strings.Compare(a.ID, b.ID) })
+	for _, p := range all {
+		fmt.Fprintf(h, "pkg %s export=%s\x00", p.ID, p.ExportFile)
+		if p.Module != nil && p.Module.Main {
+			modules[p.Module.Dir] = true
+		}
+		if !roots[p] {
+			continue
+		}
+		// Analysed from source: its files, embedded ones included.
+		files := slices.Concat(p.GoFiles, p.CompiledGoFiles, p.OtherFiles, p.EmbedFiles)
+		slices.Sort(files)
+		for _, f := range slices.Compact(files) {
+			fmt.Fprintf(h, "file %s\x00", f)
+			if hashFile(h, f) != nil {
+				ok = false
+			}
+		}
+	}
+	// The declared order at each main module's root, and the schema.
+	config := ""
+	if f := analyzer.Analyzer.Flags.Lookup("config"); f != nil {
+		config = f.Value.String()
+	}
+	for _, dir := range slices.Sorted(maps.Keys(modules)) {
+		file := filepath.Join(dir, analyzer.ConfigFile)
+		switch {
+		case filepath.IsAbs(config):
+			file = config
+		case config != "":
+			file = filepath.Join(dir, config) // as the analyzer resolves it
+		}
+		fmt.Fprintf(h, "config %s\x00", file)
+		if err := hashFile(h, file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			ok = false
+		}
+	}
+	if f := analyzer.Analyzer.Flags.Lookup("schema"); f != nil && f.Value.String() != "" {
+		if hashTree(h, f.Value.String()) != nil {
+			ok = false
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), ok
+}
+
+// load returns the cached results for key.
+func (c resultCache) load(key string) (*cachedResults, bool) {
+	data, err := os.ReadFile(filepath.Join(c.dir, key))
+	if err != nil {
+		return nil, false
+	}
+	var r cachedResults
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&r); err != nil {
+		return nil, false // a damaged entry is a miss
+	}
+	return &r, true
+}
+
+// store saves results under key and drops the oldest entries beyond
+// maxCacheEntries. The cache is an optimisation: failing to write it is
+// reported by the caller, never fatal.
+func (c resultCache) store(key string, r *cachedResults) error {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("result cache: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(r); err != nil {
+		return fmt.Errorf("result cache: encoding: %w", err)
+	}
+	tmp, err := os.CreateTemp(c.dir, "tmp-")
+	if err != nil {
+		return fmt.Errorf("result cache: %w", err)
+	}
+	_, werr := tmp.Write(buf.Bytes())
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("result cache: writing: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(c.dir, key)); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("result cache: %w", err)
+	}
+	c.prune()
+	return nil
+}
+
+// prune removes the oldest entries beyond maxCacheEntries.
+func (c resultCache) prune() {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	type entry struct {
+		name string
+		mod  int64
+	}
+	var es []entry
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || strings.HasPrefix(e.Name(), "tmp-") {
+			continue
+		}
+		es = append(es, entry{e.Name(), info.ModTime().UnixNano()})
+	}
+	if len(es) <= maxCacheEntries {
+		return
+	}
+	slices.SortFunc(es, func(a, b entry) int { return int(b.mod - a.mod) })
+	for _, e := range es[maxCacheEntries:] {
+		_ = os.Remove(filepath.Join(c.dir, e.name))
+	}
+}
+
+// hashFile writes a file's contents to h.
+func hashFile(h io.Writer, name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		fmt.Fprintf(h, "missing\x00")
+		return err
+	}
+	defer func() { _ = f.Close() }() // read only
+	_, err = io.Copy(h, f)
+	return err
+}
+
+// hashTree writes the names and contents of a file, or of every file under
+// a directory, to h.
+func hashTree(h io.Writer, root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		fmt.Fprintf(h, "tree %s\x00", path)
+		return hashFile(h, path)
+	})
+}
+
+// relink points the steps of cycles read from the cache at the graph's own
+// edges, as the cycle search returns them: the graph drawing tells the
+// edges on a cycle by identity.
+func relink(g *lockgraph.Graph, cycles []*lockgraph.Cycle) {
+	key := func(e *lockgraph.Edge) string {
+		return fmt.Sprintf("%s|%s|%d|%s|%d|%t|%s|%v|%v", e.Func, e.Held.Class, e.Held.Mode, e.Wanted.Class, e.Wanted.Mode,
+			e.CrossConn, e.Anchor(), e.HeldPath, e.WantedPath)
+	}
+	byKey := map[string]*lockgraph.Edge{}
+	for _, e := range g.Edges() {
+		byKey[key(e)] = e
+	}
+	for _, c := range cycles {
+		for i, s := range c.Steps {
+			if e, ok := byKey[key(s)]; ok {
+				c.Steps[i] = e
+			}
+		}
+	}
+}
