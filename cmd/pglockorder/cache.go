@@ -55,11 +55,15 @@ type cachedFinding struct {
 
 // cachedResults is what the analysis of all packages produced.
 type cachedResults struct {
-	Edges    []*lockgraph.Edge
-	Ordered  []lockseq.OrderedLock
-	Temps    []string
-	Findings []cachedFinding
-	Ignores  []analyzer.Ignore
+	// Edges are kept in a file of their own, read only when the graph
+	// itself is printed (-graph, -suggest-order): on a big program they
+	// are most of the entry, and the findings need only the cycles.
+	Edges     []*lockgraph.Edge
+	EdgeCount int
+	Ordered   []lockseq.OrderedLock
+	Temps     []string
+	Findings  []cachedFinding
+	Ignores   []analyzer.Ignore
 	// Cycles and Truncated are the cycle search's result over Edges
 	// (the search depth is an analyzer flag, part of the key): on a big
 	// graph the search costs more than everything else on a cached run.
@@ -163,17 +167,30 @@ func (c resultCache) key(pkgs []*packages.Package, cfg *packages.Config, pattern
 	return hex.EncodeToString(h.Sum(nil)), ok
 }
 
-// load returns the cached results for key.
-func (c resultCache) load(key string) (*cachedResults, bool) {
-	data, err := os.ReadFile(filepath.Join(c.dir, key))
-	if err != nil {
+// load returns the cached results for key, with their edges when
+// withEdges is set.
+func (c resultCache) load(key string, withEdges bool) (*cachedResults, bool) {
+	var r cachedResults
+	if !readGob(filepath.Join(c.dir, key), &r) {
 		return nil, false
 	}
-	var r cachedResults
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&r); err != nil {
-		return nil, false // a damaged entry is a miss
+	if withEdges && !readGob(filepath.Join(c.dir, key+edgesSuffix), &r.Edges) {
+		return nil, false
 	}
 	return &r, true
+}
+
+// edgesSuffix names the file of an entry's edges.
+const edgesSuffix = ".edges"
+
+// readGob decodes a cache file into v; a missing or damaged file is a
+// miss.
+func readGob(name string, v any) bool {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return false
+	}
+	return gob.NewDecoder(bytes.NewReader(data)).Decode(v) == nil
 }
 
 // store saves results under key and drops the oldest entries beyond
@@ -183,8 +200,23 @@ func (c resultCache) store(key string, r *cachedResults) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("result cache: %w", err)
 	}
+	// The edges first: an entry whose main file exists is complete.
+	if err := c.write(key+edgesSuffix, r.Edges); err != nil {
+		return err
+	}
+	main := *r
+	main.Edges = nil
+	if err := c.write(key, &main); err != nil {
+		return err
+	}
+	c.prune()
+	return nil
+}
+
+// write stores v, gob-encoded, as the cache file name, atomically.
+func (c resultCache) write(name string, v any) error {
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(r); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
 		return fmt.Errorf("result cache: encoding: %w", err)
 	}
 	tmp, err := os.CreateTemp(c.dir, "tmp-")
@@ -197,11 +229,10 @@ func (c resultCache) store(key string, r *cachedResults) error {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("result cache: writing: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(c.dir, key)); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(c.dir, name)); err != nil {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("result cache: %w", err)
 	}
-	c.prune()
 	return nil
 }
 
@@ -223,11 +254,11 @@ func (c resultCache) prune() {
 		}
 		es = append(es, entry{e.Name(), info.ModTime().UnixNano()})
 	}
-	if len(es) <= maxCacheEntries {
+	if len(es) <= 2*maxCacheEntries { // an entry is two files
 		return
 	}
 	slices.SortFunc(es, func(a, b entry) int { return int(b.mod - a.mod) })
-	for _, e := range es[maxCacheEntries:] {
+	for _, e := range es[2*maxCacheEntries:] {
 		_ = os.Remove(filepath.Join(c.dir, e.name))
 	}
 }

@@ -142,7 +142,7 @@ Flags:
 	key, cacheable := cache.key(pkgs, cfg, patterns)
 	results, hit := (*cachedResults)(nil), false
 	if cacheable {
-		results, hit = cache.load(key)
+		results, hit = cache.load(key, g.graph != "" || g.suggestOrder)
 	}
 	if !hit {
 		results = &cachedResults{}
@@ -184,9 +184,14 @@ Flags:
 	var cycles []*lockgraph.Cycle
 	if hit {
 		cycles, graph.Truncated = results.Cycles, results.Truncated
-		relink(graph, cycles)
+		if len(edges) > 0 {
+			relink(graph, cycles)
+		}
 	} else {
 		cycles = graph.Cycles(*maxCycle)
+		if *verbose || cacheable {
+			results.EdgeCount = len(lockgraph.Dedupe(edges))
+		}
 		if cacheable && !failed {
 			results.Cycles, results.Truncated = cycles, graph.Truncated
 			if err := cache.store(key, results); err != nil && *verbose {
@@ -232,7 +237,7 @@ Flags:
 			how = "results from the cache in"
 		}
 		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
-			len(pkgs), loaded.Round(time.Millisecond), how, analysed.Round(time.Millisecond), len(lockgraph.Dedupe(edges)), len(cycles))
+			len(pkgs), loaded.Round(time.Millisecond), how, analysed.Round(time.Millisecond), results.EdgeCount, len(cycles))
 	}
 	if err := g.write(stdout, findings); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
