@@ -2,6 +2,7 @@ package lockseq
 
 import (
 	"go/token"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -393,8 +394,14 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 // different values the caller passes, in the order it passes them.
 func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 	H, W := fa.events[h], fa.events[w]
-	if H == W || H.Hold == HoldNone || !W.Lock.Waits || H.Lock.Class != W.Lock.Class ||
-		!strings.HasPrefix(W.Lock.Class, "row:") || H.Rows.Unordered() || W.Rows.Unordered() {
+	if H == W || H.Hold == HoldNone || !W.Lock.Waits || H.Rows.Unordered() || W.Rows.Unordered() {
+		return
+	}
+	rows := H.Lock.Class == W.Lock.Class && strings.HasPrefix(W.Lock.Class, "row:")
+	// Two advisory locks of one key shape (pg_advisory_xact_lock($1) for
+	// each account), keyed by two caller-chosen values.
+	keys := keyShape(H.Lock.Class) != "" && keyShape(H.Lock.Class) == keyShape(W.Lock.Class)
+	if !rows && !keys {
 		return
 	}
 	if !sameConn(H.Conn, W.Conn) && H.Tx != W.Tx {
@@ -480,3 +487,16 @@ func (fa *fnAnalysis) ordersKeys(k1, k2 string) bool {
 	}
 	return false
 }
+
+// keyShape is the key of a parametric advisory class with its parameters
+// blanked ("advisory:(hashtext(?))"), or "" for any other class: two locks
+// of one shape differ only in the values the callers pass.
+func keyShape(class string) string {
+	if !parametric(class) {
+		return ""
+	}
+	return paramRE.ReplaceAllString(classKey(class), "?")
+}
+
+// paramRE matches the placeholder of a caller-supplied key part.
+var paramRE = regexp.MustCompile(`\?p[0-9]+`)

@@ -67,6 +67,14 @@ func RowMessage(f lockseq.RowFinding, o Options) string {
 			fmt.Fprintf(&b, ", or lock them all in one statement first: SELECT ... FROM %s WHERE id = ANY($1) ORDER BY id FOR UPDATE", table)
 		}
 	case lockseq.CallerOrder:
+		if advisory {
+			fmt.Fprintf(&b, "row order chosen by the caller: %s takes two advisory locks, first the one keyed by %s, then the one keyed by %s; two concurrent calls with the two swapped deadlock (%s)",
+				f.Func, f.Keys[0], f.Keys[1], deadlockClause)
+			writeFramesIn(&b, "first", f.First, o)
+			writeFramesIn(&b, "then waits", f.Path, o)
+			fmt.Fprintf(&b, "\n  fix: take the two locks in key order whatever the caller passes (min(%s, %s) first, then max)", f.Keys[0], f.Keys[1])
+			break
+		}
 		fmt.Fprintf(&b, "row order chosen by the caller: %s locks two rows of %s, first the one keyed by %s, then the one keyed by %s; two concurrent calls with the two swapped deadlock (%s)",
 			f.Func, table, f.Keys[0], f.Keys[1], deadlockClause)
 		writeFramesIn(&b, "first", f.First, o)

@@ -33,6 +33,12 @@ func rowFindings() map[string]lockseq.RowFinding {
 			Rule: lockseq.LoopOrder, Lock: lock("row:balances", lockmodel.ForNoKeyUpdate), Loop: "a map (Go randomises its order)",
 			Path: []lockgraph.Frame{frame("ledger.ApplyCredits", "ledger/credits.go:22:23", "UPDATE in a transaction")},
 		},
+		"rows_caller_order_advisory": {
+			Rule: lockseq.CallerOrder, Lock: lock("advisory:(?p2)|@ledger/lock.go:8:19", lockmodel.AdvisoryExclusive), Func: "ledger.GuardedTransfer",
+			Keys:  [2]string{"from", "to"},
+			First: []lockgraph.Frame{frame("ledger.GuardedTransfer", "ledger/transfer.go:20:19", "calls ledger.lockAccount")},
+			Path:  []lockgraph.Frame{frame("ledger.GuardedTransfer", "ledger/transfer.go:23:9", "calls ledger.lockAccount")},
+		},
 		"rows_caller_order": {
 			Rule: lockseq.CallerOrder, Lock: lock("row:accounts", lockmodel.ForNoKeyUpdate), Func: "ledger.Transfer",
 			Keys:  [2]string{"from", "to"},

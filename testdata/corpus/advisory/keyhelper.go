@@ -47,12 +47,13 @@ func Reconcile(ctx context.Context, tx pgx.Tx) error { // want Reconcile:`^locks
 }
 
 // LockPair takes two keys known only at run time, in the order given: the
-// analysis does not guess that two calls pass the same keys.
+// analysis does not guess a cycle from two calls passing the same keys, but
+// two calls with the keys swapped deadlock (caller-row-order).
 func LockPair(ctx context.Context, tx pgx.Tx, a, b int64) error { // want LockPair:`^locks\(advisory:\(\?p2\)\|@.* exclusive@p1, advisory:\(\?p3\)\|@.* exclusive@p1\)`
 	if err := xactLock(ctx, tx, a); err != nil {
 		return err
 	}
-	return xactLock(ctx, tx, b)
+	return xactLock(ctx, tx, b) // want `row order chosen by the caller: advisory.LockPair takes two advisory locks, first the one keyed by a, then the one keyed by b`
 }
 
 // sessionLock takes a session lock on a dedicated connection.

@@ -74,7 +74,8 @@ func (j *Jobs) CollectPayments(ctx context.Context) error { // want CollectPayme
 }
 
 // LockTenants locks two tenants by run-time keys. Nothing is known about
-// the keys, so the analysis does not guess a cycle with SwapTenants.
+// the keys, so the analysis does not guess a cycle with SwapTenants; each
+// alone, called twice with the keys swapped, deadlocks (caller-row-order).
 func (j *Jobs) LockTenants(ctx context.Context, first, second int64) error { // want LockTenants:`locks\(advisory:\(\?p2\)\|@.* exclusive@L0, advisory:\(\?p3\)\|@.* exclusive@L0\)`
 	tx, err := j.pool.Begin(ctx)
 	if err != nil {
@@ -84,7 +85,7 @@ func (j *Jobs) LockTenants(ctx context.Context, first, second int64) error { // 
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", first); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", second); err != nil {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", second); err != nil { // want `row order chosen by the caller: advisory.Jobs.LockTenants takes two advisory locks, first the one keyed by first, then the one keyed by second`
 		return err
 	}
 	return tx.Commit(ctx)
@@ -100,7 +101,7 @@ func (j *Jobs) SwapTenants(ctx context.Context, a, b int64) error { // want Swap
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", b); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", a); err != nil {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", a); err != nil { // want `row order chosen by the caller: advisory.Jobs.SwapTenants takes two advisory locks, first the one keyed by b, then the one keyed by a`
 		return err
 	}
 	return tx.Commit(ctx)

@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=81"
+package rowlocks // want package:"sql=true edges=82"
 
 import (
 	"context"

@@ -132,3 +132,26 @@ func lockParentOf(ctx context.Context, tx pgx.Tx, id int64) error {
 	_, err := tx.Exec(ctx, "SELECT id FROM nodes WHERE id = $1 FOR UPDATE", parent)
 	return err
 }
+
+// lockAccountKey guards one account with an advisory lock.
+func lockAccountKey(ctx context.Context, tx pgx.Tx, id int64) error {
+	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", id)
+	return err
+}
+
+// guardedTransfer takes the two accounts' advisory locks in the caller's
+// order.
+func guardedTransfer(ctx context.Context, tx pgx.Tx, from, to int64) error {
+	if err := lockAccountKey(ctx, tx, from); err != nil {
+		return err
+	}
+	return lockAccountKey(ctx, tx, to) // want `row order chosen by the caller: rowlocks.guardedTransfer takes two advisory locks, first the one keyed by from, then the one keyed by to`
+}
+
+// guardedTransferOrdered takes them lower key first.
+func guardedTransferOrdered(ctx context.Context, tx pgx.Tx, from, to int64) error {
+	if err := lockAccountKey(ctx, tx, min(from, to)); err != nil {
+		return err
+	}
+	return lockAccountKey(ctx, tx, max(from, to))
+}
