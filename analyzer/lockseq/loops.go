@@ -231,7 +231,7 @@ func sortsIn(fn *ssa.Function, isArg func(ssa.Value) bool, depth int) bool {
 			}
 			callee := c.Call.StaticCallee()
 			for i, a := range c.Call.Args {
-				if !isArg(a) {
+				if !isArg(unwrapReverse(a)) {
 					continue
 				}
 				if isSortFunc(callee) {
@@ -512,4 +512,17 @@ func baseName(f *ssa.Function) string {
 		f = f.Origin()
 	}
 	return f.Name()
+}
+
+// unwrapReverse looks through sort.Reverse(x): sorting in reverse is an
+// order too.
+func unwrapReverse(v ssa.Value) ssa.Value {
+	c, ok := stripConversions(v).(*ssa.Call)
+	if !ok || len(c.Call.Args) != 1 {
+		return v
+	}
+	if f := c.Call.StaticCallee(); f != nil && f.Name() == "Reverse" && f.Pkg != nil && f.Pkg.Pkg.Path() == "sort" {
+		return c.Call.Args[0]
+	}
+	return v
 }

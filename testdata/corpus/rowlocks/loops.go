@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=82"
+package rowlocks // want package:"sql=true edges=83"
 
 import (
 	"context"

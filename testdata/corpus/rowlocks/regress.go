@@ -323,3 +323,20 @@ func relinkAll(ctx context.Context, tx pgx.Tx, height int64) error {
 	_, err := tx.Exec(ctx, "SELECT hash FROM chain_links WHERE height > $1 ORDER BY hash DESC FOR UPDATE", height) // want `row order mismatch on chain_links: rowlocks.relinkAll locks its rows ORDER BY hash DESC, links.Prune locks them ORDER BY hash`
 	return err
 }
+
+type byItem []orderLine
+
+func (s byItem) Len() int           { return len(s) }
+func (s byItem) Less(i, j int) bool { return s[i].ItemID < s[j].ItemID }
+func (s byItem) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
+
+// reserveDescending sorts in reverse: still one order.
+func reserveDescending(ctx context.Context, tx pgx.Tx, lines []orderLine) error {
+	sort.Sort(sort.Reverse(byItem(lines)))
+	for _, l := range lines {
+		if _, err := tx.Exec(ctx, "UPDATE stock SET qty = qty - $2 WHERE id = $1", l.ItemID, l.Qty); err != nil {
+			return err
+		}
+	}
+	return nil
+}
