@@ -500,3 +500,32 @@ func keyShape(class string) string {
 
 // paramRE matches the placeholder of a caller-supplied key part.
 var paramRE = regexp.MustCompile(`\?p[0-9]+`)
+
+// checkQueuedInLoop applies the loop rule to a statement queued in a batch
+// inside a loop: the batch runs as one implicit transaction, so the rows
+// queued by every iteration are held together, in the loop's order.
+func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text string, keys []ssa.Value) {
+	an := lockmodel.Analyze(text)
+	for _, eff := range an.Effects {
+		if eff.Kind != lockmodel.Acquire || !eff.Lock.Waits() || eff.Rows.Unordered() ||
+			(eff.Lock.Kind != lockmodel.Row && eff.Lock.Kind != lockmodel.Advisory) {
+			continue
+		}
+		vals := keys
+		if p := eff.Rows.KeyParam; p > 0 && p <= len(keys) {
+			vals = keys[p-1 : p]
+		}
+		over, ok := fa.inUnorderedLoop(queue, &Event{Tx: h.Ref}, vals)
+		if !ok {
+			continue
+		}
+		lock := lockgraph.Lock{Mode: eff.Lock.Mode, Waits: true, Class: "row:" + eff.Lock.Table}
+		if eff.Lock.Kind == lockmodel.Advisory {
+			lock.Class = fa.advisoryClass(eff.Lock, keys, queue)
+		}
+		fa.reportRows(RowFinding{
+			Rule: LoopOrder, Pos: queue.Pos(), Lock: lock, Loop: over,
+			Path: []lockgraph.Frame{fa.frame(queue.Pos(), eff.Verb+" queued in a batch (one implicit transaction)")},
+		})
+	}
+}

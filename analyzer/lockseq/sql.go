@@ -680,6 +680,7 @@ func (fa *fnAnalysis) sendBatch(site ssa.Instruction, h Handle, batch ssa.Value,
 			}
 			keys, _ := sqlsite.VariadicElems(argOrNil(op.Args, op.Params))
 			qs = append(qs, queued{pos: b.Index*10000 + i, text: t.SQL, keys: keys})
+			fa.checkQueuedInLoop(call, h, t.SQL[0], keys)
 		}
 	}
 	slices.SortFunc(qs, func(a, b queued) int { return cmp.Compare(a.pos, b.pos) })

@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=83"
+package rowlocks // want package:"sql=true edges=85"
 
 import (
 	"context"

@@ -340,3 +340,23 @@ func reserveDescending(ctx context.Context, tx pgx.Tx, lines []orderLine) error 
 	}
 	return nil
 }
+
+// touchBatch queues one UPDATE per caller id: the batch runs as one
+// implicit transaction, taking the rows in the caller's order.
+func touchBatch(ctx context.Context, pool *pgxpool.Pool, ids []int64) error {
+	b := &pgx.Batch{}
+	for _, id := range ids {
+		b.Queue("UPDATE gadgets SET seen = true WHERE id = $1", id) // want `lock order set by a loop: rows of gadgets \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over the slice ids`
+	}
+	return pool.SendBatch(ctx, b).Close()
+}
+
+// touchBatchSorted sorts first.
+func touchBatchSorted(ctx context.Context, pool *pgxpool.Pool, ids []int64) error {
+	slices.Sort(ids)
+	b := &pgx.Batch{}
+	for _, id := range ids {
+		b.Queue("UPDATE gadgets SET seen = true WHERE id = $1", id)
+	}
+	return pool.SendBatch(ctx, b).Close()
+}
