@@ -222,7 +222,7 @@ func (w *walker) updateStmt(sc *scope, u *pg_query.UpdateStmt) {
 	}
 	w.nodes(sc, u.GetTargetList())
 	w.node(sc, u.GetWhereClause())
-	pred := predicate{where: u.GetWhereClause(), joined: len(u.GetFromClause()) > 0}
+	pred := predicate{where: u.GetWhereClause(), joined: len(u.GetFromClause()) > 0, keyList: joinsKeyList(u.GetFromClause())}
 	w.addRow(target, ForNoKeyUpdate, verb, pred.rowSet(target, refName(u.GetRelation())))
 	w.nodes(sc, u.GetReturningList())
 }
@@ -239,7 +239,7 @@ func (w *walker) deleteStmt(sc *scope, d *pg_query.DeleteStmt) {
 		w.fromItem(sc, f, lv)
 	}
 	w.node(sc, d.GetWhereClause())
-	pred := predicate{where: d.GetWhereClause(), joined: len(d.GetUsingClause()) > 0}
+	pred := predicate{where: d.GetWhereClause(), joined: len(d.GetUsingClause()) > 0, keyList: joinsKeyList(d.GetUsingClause())}
 	w.addRow(target, ForUpdate, verb, pred.rowSet(target, refName(d.GetRelation())))
 	w.nodes(sc, d.GetReturningList())
 }

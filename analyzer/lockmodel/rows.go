@@ -62,7 +62,7 @@ func (r RowSet) Unordered() bool {
 // executions choose differently and that overlap.
 func (r RowSet) SetPredicate() bool {
 	switch r.Why {
-	case whyAny, whyIn, whyInQuery, whyRange, whyValues, whySelect:
+	case whyAny, whyIn, whyInQuery, whyRange, whyValues, whySelect, whyList:
 		return true
 	}
 	return false
@@ -76,7 +76,28 @@ const (
 	whyRange   = "a range"
 	whyValues  = "several VALUES rows"
 	whySelect  = "the rows of a SELECT"
+	whyList    = "a join with a list of keys"
 )
+
+// joinsKeyList reports whether a FROM (or USING) list joins a list the
+// statement carries: a VALUES list or a set-returning function such as
+// unnest($1).
+func joinsKeyList(from []*pg_query.Node) bool {
+	for _, f := range from {
+		if rs := f.GetRangeSubselect(); rs != nil {
+			if s := rs.GetSubquery().GetSelectStmt(); s != nil && (len(s.GetValuesLists()) > 0 || setReturning(s.GetTargetList())) {
+				return true
+			}
+		}
+		if rf := f.GetRangeFunction(); rf != nil {
+			return true
+		}
+		if j := f.GetJoinExpr(); j != nil && joinsKeyList([]*pg_query.Node{j.GetLarg(), j.GetRarg()}) {
+			return true
+		}
+	}
+	return false
+}
 
 // isKeyColumn reports whether a column, by its name alone, identifies one
 // row of table: "id", "uuid", or the table's singular name with "_id" or
@@ -105,6 +126,10 @@ type predicate struct {
 	sort   []*pg_query.Node
 	limit  *pg_query.Node
 	joined bool // the level reads more than one relation
+	// keyList is set when the level joins a list the statement carries
+	// (FROM (VALUES ...) v, FROM unnest($1) k): the rows come in the
+	// list's order, which each caller chooses.
+	keyList bool
 }
 
 // rowSet computes the RowSet of the rows of table (referred to as ref in the
@@ -172,6 +197,8 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	switch {
 	case why != "":
 		rs.Why = why
+	case p.keyList:
+		rs.Why = whyList
 	case p.where == nil && p.joined:
 		rs.Why = "a join"
 	case p.where == nil:

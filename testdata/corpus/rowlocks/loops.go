@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=85"
+package rowlocks // want package:"sql=true edges=86"
 
 import (
 	"context"

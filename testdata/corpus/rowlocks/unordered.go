@@ -126,3 +126,10 @@ func upsertCounters(ctx context.Context, tx pgx.Tx, a, b string) error {
 	_, err := tx.Exec(ctx, "INSERT INTO counters (k, n) VALUES ($1, 1), ($2, 1) ON CONFLICT (k) DO UPDATE SET n = counters.n + 1", a, b) // want `unordered multi-row lock: INSERT ... ON CONFLICT DO UPDATE takes rows of counters \(FOR UPDATE\), several of them \(several VALUES rows\)`
 	return err
 }
+
+// setBalances updates a caller's list of rows through a VALUES join: the
+// rows are locked in the list's order.
+func setBalances(ctx context.Context, tx pgx.Tx, a, b, x, y int64) error {
+	_, err := tx.Exec(ctx, "UPDATE accounts SET balance = v.balance FROM (VALUES ($1::bigint, $2::bigint), ($3, $4)) v(id, balance) WHERE accounts.id = v.id", a, x, b, y) // want `unordered multi-row lock: UPDATE takes rows of accounts \(FOR NO KEY UPDATE\), several of them \(a join with a list of keys\)`
+	return err
+}
