@@ -66,12 +66,48 @@ func Disabled(category string) bool {
 	return false
 }
 
-// emit reports a diagnostic unless its category is turned off.
-func emit(pass *analysis.Pass, d analysis.Diagnostic) {
-	if Disabled(d.Category) {
-		return
+// Categories lists every category of finding, for -disable.
+var Categories = []string{
+	report.CategoryInversion, report.CategorySession, report.CategoryCrossConn, report.CategoryPoolAdvisor,
+	report.CategoryLeak, report.CategoryUnorderedRows, report.CategoryOrderMismatch, report.CategoryLoopOrder,
+	report.CategoryCallerOrder, CategoryDeclaredOrder, CategoryIgnore,
+}
+
+// CheckSettings reports a setting no run can honour: -maxcycle out of
+// range, or a -disable category that does not exist (a typo would
+// silently disable nothing).
+func CheckSettings() error {
+	if maxCycle < 2 || maxCycle > 12 {
+		return fmt.Errorf("pglockorder: maxcycle must be between 2 and 12, not %d", maxCycle)
 	}
+	for c := range strings.SplitSeq(disable, ",") {
+		if c = strings.TrimSpace(c); c != "" && !slices.Contains(Categories, c) {
+			return fmt.Errorf("pglockorder: disable: unknown category %q (known: %s)", c, strings.Join(Categories, ", "))
+		}
+	}
+	return nil
+}
+
+// emit reports a diagnostic. Categories turned off with -disable are
+// dropped last, by withDisabled, so that an ignore directive still sees
+// (and is not reported stale for) the finding it covers.
+func emit(pass *analysis.Pass, d analysis.Diagnostic) {
 	pass.Report(d)
+}
+
+// withDisabled returns a copy of pass whose Report drops the categories
+// turned off with -disable.
+func withDisabled(pass *analysis.Pass) *analysis.Pass {
+	if disable == "" {
+		return pass
+	}
+	filtered := *pass
+	filtered.Report = func(d analysis.Diagnostic) {
+		if !Disabled(d.Category) {
+			pass.Report(d)
+		}
+	}
+	return &filtered
 }
 
 // PackageInfo is the package fact: whether the package runs SQL, and the
@@ -117,7 +153,10 @@ type Result struct {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	pass, ignores := withIgnores(pass) // //pglockorder:ignore (suppress.go)
+	if err := CheckSettings(); err != nil {
+		return nil, err
+	}
+	pass, ignores := withIgnores(withDisabled(pass)) // //pglockorder:ignore (suppress.go)
 	res := &Result{}
 	defer ignores.finish(res)
 	info, relevant := importedInfo(pass)

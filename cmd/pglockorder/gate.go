@@ -94,6 +94,9 @@ func (g *gate) apply(stdout, stderr io.Writer, findings []finding, graph *lockgr
 	rel func(string) string, failed bool) (out []finding, code int, done bool) {
 	g.rel = rel
 	findings = g.suppress(findings)
+	// Categories turned off go after the suppressions have seen them: an
+	// ignore directive covering one is not stale.
+	findings = slices.DeleteFunc(findings, func(f finding) bool { return analyzer.Disabled(f.Category) })
 	if g.writeBaseline != "" {
 		if failed {
 			fmt.Fprintf(stderr, "pglockorder: not writing %s: some packages could not be analysed\n", g.writeBaseline)

@@ -109,6 +109,10 @@ Flags:
 			return exitError
 		}
 	}
+	if err := analyzer.CheckSettings(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
 
 	start := time.Now()
 	cfg := &packages.Config{Mode: loadMode, Tests: *tests, Dir: *dir}
@@ -203,7 +207,7 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", *maxCycle)
 	}
 	for _, c := range cycles {
-		if analyzer.Disabled(report.Category(c)) || analyzer.MigrationsOnly(c) {
+		if analyzer.MigrationsOnly(c) {
 			continue
 		}
 		anchor := c.Anchor()
@@ -216,9 +220,6 @@ Flags:
 		})
 	}
 	for _, m := range analyzer.OrderMismatches(ordered) {
-		if analyzer.Disabled(report.CategoryOrderMismatch) {
-			break
-		}
 		findings = append(findings, finding{
 			Pkg:      m.This.Pkg,
 			Posn:     rel(m.This.Pos),
