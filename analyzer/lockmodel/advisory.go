@@ -104,6 +104,9 @@ func keyPart(n *pg_query.Node) KeyPart {
 // placeholders (possibly cast), such as hashtext($1), in constText's
 // canonical form with the placeholders kept.
 func templateText(n *pg_query.Node) (string, bool) {
+	if e := n.GetAExpr(); e != nil {
+		return concatTemplate(e)
+	}
 	fc := n.GetFuncCall()
 	if fc == nil || len(fc.GetArgs()) == 0 || fc.GetAggStar() || fc.GetAggDistinct() || fc.GetOver() != nil ||
 		fc.GetAggFilter() != nil || len(fc.GetAggOrder()) > 0 {
@@ -303,4 +306,36 @@ func canonicalInt(s string) (string, bool) {
 		v.Neg(&v)
 	}
 	return v.String(), true
+}
+
+// concatTemplate renders a string concatenation of constants and $n
+// placeholders ('wallet:' || $1), the usual way to build a text key for
+// hashtext, as a template.
+func concatTemplate(e *pg_query.A_Expr) (string, bool) {
+	names := e.GetName()
+	if e.GetKind() != pg_query.A_Expr_Kind_AEXPR_OP || len(names) != 1 || names[0].GetString_().GetSval() != "||" {
+		return "", false
+	}
+	hasParam := false
+	side := func(n *pg_query.Node) (string, bool) {
+		if c, ok := constText(n); ok {
+			return c, true
+		}
+		for tc := n.GetTypeCast(); tc != nil; tc = n.GetTypeCast() {
+			n = tc.GetArg()
+		}
+		if p := n.GetParamRef(); p != nil {
+			hasParam = true
+			return "$" + strconv.Itoa(int(p.GetNumber())), true
+		}
+		t, ok := templateText(n)
+		hasParam = hasParam || ok
+		return t, ok
+	}
+	l, okL := side(e.GetLexpr())
+	r, okR := side(e.GetRexpr())
+	if !okL || !okR || !hasParam {
+		return "", false
+	}
+	return "(" + l + " || " + r + ")", true
 }

@@ -159,3 +159,27 @@ func TestRowSetsWithSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestConcatTemplate checks that a text key built with || keeps its
+// placeholder, so that callers can bind it like hashtext($1).
+func TestConcatTemplate(t *testing.T) {
+	tests := []struct {
+		sql, want string
+	}{
+		{"SELECT pg_advisory_xact_lock(hashtext('wallet:' || $1))", "hashtext(('wallet:' || $1))"},
+		{"SELECT pg_advisory_xact_lock(hashtext($2::text || ':' || $1))", "hashtext((($2 || ':') || $1))"},
+		{"SELECT pg_advisory_xact_lock(hashtext('a' || 'b'))", ""},
+	}
+	for _, tt := range tests {
+		a := Analyze(tt.sql)
+		var got string
+		for _, e := range a.Effects {
+			if e.Kind == Acquire && e.Lock.Kind == Advisory && len(e.Lock.Key.Parts) == 1 {
+				got = e.Lock.Key.Parts[0].Template
+			}
+		}
+		if got != tt.want {
+			t.Errorf("Analyze(%q) template = %q, want %q", tt.sql, got, tt.want)
+		}
+	}
+}

@@ -104,6 +104,10 @@ type fnAnalysis struct {
 	returned  map[[2]int]bool // session locks reported as leaked at a release
 	invokes   map[string]int
 	loops     *[]*rangeLoop // range loops in no defined order, found once
+	// rowCands are the row-order findings of the function's visits so
+	// far; rowVeto those a later visit withdrew (see vetoRows).
+	rowCands []RowFinding
+	rowVeto  map[string]bool
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -361,6 +365,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 
 // finish fills in the summary's exit state, flows and limits.
 func (fa *fnAnalysis) finish(exit *state) {
+	fa.flushRows()
 	for _, i := range sortedKeys(exit.held) {
 		e := fa.events[i]
 		if escapes(e.Tx) || escapes(e.Conn) {

@@ -175,6 +175,11 @@ func (fa *fnAnalysis) sliceOrder(coll ssa.Value) string {
 		}
 	case *ssa.Phi, *ssa.Call:
 		return fa.builtOrder(x)
+	case *ssa.Extract:
+		// ids, err := pgx.CollectRows(...)
+		if c, ok := x.Tuple.(*ssa.Call); ok && x.Index == 0 {
+			return fa.builtOrder(c)
+		}
 	}
 	return ""
 }
@@ -329,6 +334,9 @@ func (fa *fnAnalysis) builtOrder(v ssa.Value) string {
 			if b, ok := x.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
 				appends = append(appends, x)
 				walk(x.Call.Args[0])
+			} else if n := baseName(x.Call.StaticCallee()); (n == "CollectRows" || n == "AppendRows") && !fa.hasOrderBy() {
+				// pgx.CollectRows of a query without ORDER BY.
+				appends = append(appends, x)
 			} else if baseName(x.Call.StaticCallee()) == "Collect" && len(x.Call.Args) == 1 {
 				// slices.Collect(maps.Keys(m)): the map's order.
 				if inner, ok := x.Call.Args[0].(*ssa.Call); ok {
@@ -341,8 +349,11 @@ func (fa *fnAnalysis) builtOrder(v ssa.Value) string {
 	}
 	walk(v)
 	for _, a := range appends {
-		if baseName(a.Call.StaticCallee()) == "Collect" {
+		switch baseName(a.Call.StaticCallee()) {
+		case "Collect":
 			return "the keys of a map (Go randomises their order)"
+		case "CollectRows", "AppendRows":
+			return "a slice of query results that have no ORDER BY"
 		}
 		for _, l := range fa.rawLoops() {
 			if !l.blocks[a.Block()] {

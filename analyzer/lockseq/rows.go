@@ -89,7 +89,12 @@ func (fa *fnAnalysis) rowInfo(eff lockmodel.Effect, keys []ssa.Value) RowInfo {
 	ri := RowInfo{RowSet: eff.Rows}
 	param := eff.Rows.KeyParam
 	if eff.Lock.Kind == lockmodel.Advisory && len(eff.Lock.Key.Parts) == 1 {
-		param = eff.Lock.Key.Parts[0].Param
+		part := eff.Lock.Key.Parts[0]
+		param = part.Param
+		if ps := dollarRE.FindAllStringSubmatch(part.Template, -1); param == 0 && len(ps) == 1 {
+			// hashtext('wallet:' || $1): keyed by $1.
+			param, _ = strconv.Atoi(ps[0][1])
+		}
 	}
 	if param > 0 && param <= len(keys) {
 		ri.Key = fa.origin(keys[param-1], 0)
@@ -286,13 +291,42 @@ func callerChosen(key string) bool {
 
 // report records a row finding once per rule and position.
 func (fa *fnAnalysis) reportRows(f RowFinding) {
-	k := strconv.Itoa(int(f.Rule)) + "@" + fa.position(f.Pos) + "@" + f.Lock.Class
-	if fa.a.rowSeen[k] {
+	k := rowKey(f.Rule, fa.position(f.Pos), f.Lock.Class)
+	if fa.rowVeto[k] || slices.ContainsFunc(fa.rowCands, func(o RowFinding) bool {
+		return rowKey(o.Rule, fa.position(o.Pos), o.Lock.Class) == k
+	}) {
 		return
 	}
-	fa.a.rowSeen[k] = true
 	f.Func = fa.name
-	fa.a.Rows = append(fa.a.Rows, f)
+	fa.rowCands = append(fa.rowCands, f)
+}
+
+// vetoRows withdraws the finding of rule at pos: on a later visit of the
+// fixpoint the lock turned out to be held already. The sets of held locks
+// only grow from one visit to the next, so a veto stands.
+func (fa *fnAnalysis) vetoRows(rule RowRule, pos token.Pos, class string) {
+	if fa.rowVeto == nil {
+		fa.rowVeto = map[string]bool{}
+	}
+	fa.rowVeto[rowKey(rule, fa.position(pos), class)] = true
+}
+
+// flushRows passes the function's findings that no later visit withdrew to
+// the analysis, once per rule, position and lock.
+func (fa *fnAnalysis) flushRows() {
+	for _, f := range fa.rowCands {
+		k := rowKey(f.Rule, fa.position(f.Pos), f.Lock.Class)
+		if fa.rowVeto[k] || fa.a.rowSeen[k] {
+			continue
+		}
+		fa.a.rowSeen[k] = true
+		fa.a.Rows = append(fa.a.Rows, f)
+	}
+}
+
+// rowKey identifies a row finding.
+func rowKey(rule RowRule, pos, class string) string {
+	return strconv.Itoa(int(rule)) + "@" + pos + "@" + class
 }
 
 // checkRows applies the row-order rules to a lock this function requests
@@ -332,12 +366,13 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 		case fa.alreadyHeld(e, sortedKeys(st.held)):
 			// Locked in order before (SELECT ... ORDER BY id FOR
 			// UPDATE, then UPDATE the same rows).
+			fa.vetoRows(UnorderedRows, site.Pos(), e.Lock.Class)
 			return
 		}
 		fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path})
 		return
 	}
-	if !held {
+	if !held || constantKey(eff) {
 		return
 	}
 	vals := keys
@@ -368,6 +403,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 			if fa.alreadyHeld(out, sortedKeys(st.held)) || fa.alreadyHeld(out, before) {
 				// Locked in order before, by the caller or by an
 				// earlier statement of the callee.
+				fa.vetoRows(UnorderedRows, site.Pos(), out.Lock.Class)
 				return
 			}
 			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path})
@@ -427,6 +463,7 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 			continue
 		}
 		if O.Rows.Multi || O.Rows.Key == "" || O.Rows.Key == kw {
+			fa.vetoRows(CallerOrder, fa.eventPos[w], W.Lock.Class)
 			return
 		}
 	}
@@ -498,6 +535,24 @@ func keyShape(class string) string {
 	return paramRE.ReplaceAllString(classKey(class), "?")
 }
 
+// dollarRE matches a $n placeholder in a key template.
+var dollarRE = regexp.MustCompile(`\$([0-9]+)`)
+
+// constantKey reports whether a lock takes the same row or advisory key
+// every time its statement runs (WHERE id = 1, pg_advisory_xact_lock(42)):
+// a loop cannot change its order.
+func constantKey(eff lockmodel.Effect) bool {
+	if eff.Lock.Kind == lockmodel.Advisory {
+		for _, p := range eff.Lock.Key.Parts {
+			if !p.Known() {
+				return false
+			}
+		}
+		return len(eff.Lock.Key.Parts) > 0
+	}
+	return eff.Rows.KeyColumn != "" && eff.Rows.KeyParam == 0
+}
+
 // paramRE matches the placeholder of a caller-supplied key part.
 var paramRE = regexp.MustCompile(`\?p[0-9]+`)
 
@@ -507,7 +562,7 @@ var paramRE = regexp.MustCompile(`\?p[0-9]+`)
 func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text string, keys []ssa.Value) {
 	an := lockmodel.Analyze(text)
 	for _, eff := range an.Effects {
-		if eff.Kind != lockmodel.Acquire || !eff.Lock.Waits() || eff.Rows.Unordered() ||
+		if eff.Kind != lockmodel.Acquire || !eff.Lock.Waits() || eff.Rows.Unordered() || constantKey(eff) ||
 			(eff.Lock.Kind != lockmodel.Row && eff.Lock.Kind != lockmodel.Advisory) {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"go/constant"
+	"go/token"
 	"maps"
 	"slices"
 	"strconv"
@@ -285,6 +286,19 @@ func (fa *fnAnalysis) keyText(v ssa.Value) (string, bool) {
 	case *ssa.FreeVar:
 		if i := slices.Index(fa.fn.FreeVars, x); i >= 0 {
 			return "?p" + strconv.Itoa(len(fa.fn.Params)+i), true
+		}
+	case *ssa.UnOp:
+		// A variable captured by reference, read in the closure.
+		if fv, ok := x.X.(*ssa.FreeVar); ok && x.Op == token.MUL {
+			return fa.keyText(fv)
+		}
+		if a, ok := x.X.(*ssa.Alloc); ok && x.Op == token.MUL {
+			return fa.keyText(a)
+		}
+	case *ssa.Alloc:
+		// The address of a variable a closure captures: its one value.
+		if st := onlyStore(x, nil); st != nil {
+			return fa.keyText(st.Val)
 		}
 	}
 	return "", false

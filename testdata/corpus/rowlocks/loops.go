@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=86"
+package rowlocks // want package:"sql=true edges=94"
 
 import (
 	"context"

@@ -360,3 +360,60 @@ func touchBatchSorted(ctx context.Context, pool *pgxpool.Pool, ids []int64) erro
 	}
 	return pool.SendBatch(ctx, b).Close()
 }
+
+// addToTotal updates one constant row per map entry: the order of the map
+// does not matter.
+func addToTotal(ctx context.Context, tx pgx.Tx, amounts map[string]int64) error {
+	for _, v := range amounts {
+		if _, err := tx.Exec(ctx, "UPDATE grand_totals SET total = total + $1 WHERE id = 1", v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// guardWallets takes two advisory locks keyed by an expression of the
+// caller's values, in a transaction closure.
+func guardWallets(ctx context.Context, pool *pgxpool.Pool, from, to string) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('wallet:' || $1))", from); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('wallet:' || $1))", to) // want `row order chosen by the caller: rowlocks.guardWallets.func1 takes two advisory locks, first the one keyed by from, then the one keyed by to`
+		return err
+	})
+}
+
+// touchCollected locks rows read by a query without ORDER BY, collected
+// with pgx.CollectRows.
+func touchCollected(ctx context.Context, tx pgx.Tx, org int64) error {
+	rows, err := tx.Query(ctx, "SELECT id FROM gadgets WHERE org_id = $1", org)
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if _, err := tx.Exec(ctx, "UPDATE gadgets SET seen = true WHERE id = $1", id); err != nil { // want `lock order set by a loop: rows of gadgets \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over a slice of query results that have no ORDER BY`
+			return err
+		}
+	}
+	return nil
+}
+
+// bumpPair locks a sorted pair in a loop, then updates both: the UPDATE's
+// rows are held already.
+func bumpPair(ctx context.Context, tx pgx.Tx, a, b int64) error {
+	if b < a {
+		a, b = b, a
+	}
+	for _, id := range []int64{a, b} {
+		if _, err := tx.Exec(ctx, "SELECT 1 FROM pairs WHERE id = $1 FOR UPDATE", id); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(ctx, "UPDATE pairs SET n = n + 1 WHERE id IN ($1, $2)", a, b)
+	return err
+}
