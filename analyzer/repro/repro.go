@@ -152,7 +152,9 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 		}
 		return placeholders(sql, prefix, advisoryArgs(sql, class), lockmodel.ParamColumns(sql), func(name, param string) {
 			if _, ok := vars[name]; !ok {
-				vars[name] = fmt.Sprintf("%s of the statements on %s (%s)", param, lockgraph.ShortName(class), where)
+				// "parameter 1", not "$1": the note is expanded by the
+				// shell in the script's guard.
+				vars[name] = fmt.Sprintf("parameter %s of the statements on %s (%s)", strings.TrimPrefix(param, "$"), lockgraph.ShortName(class), where)
 			}
 		})
 	}

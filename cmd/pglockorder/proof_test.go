@@ -57,7 +57,7 @@ func TestReproFlag(t *testing.T) {
 		"# ---- reproducer 1 of 1: save from here as repro-1.sh\n#!/bin/sh\n",
 		"# session s1 replays billing.InvoiceAccount\n",
 		"# Expected: one session fails with ERROR: deadlock detected (SQLSTATE 40P01)",
-		`: "${subscriptions_account_id:?fill in $1 of the statements on subscriptions`,
+		`: "${subscriptions_account_id:?fill in parameter 1 of the statements on subscriptions`,
 		"SELECT plan FROM subscriptions WHERE account_id = :'subscriptions_account_id' FOR UPDATE;\nSELECT pg_sleep(:step * 1);\n",
 		"UPDATE subscriptions SET plan = :'subscriptions_plan_new' WHERE account_id = :'subscriptions_account_id';\nROLLBACK;\n",
 	} {

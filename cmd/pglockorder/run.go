@@ -245,7 +245,15 @@ Flags:
 		return exitError
 	}
 	if *reproOut {
-		if err := printRepro(stdout, cycles, rel); err != nil {
+		// The reproducers of the cycles still reported (not suppressed,
+		// not in the baseline, not disabled).
+		var reported []*lockgraph.Cycle
+		for _, f := range findings {
+			if f.cycle != nil {
+				reported = append(reported, f.cycle)
+			}
+		}
+		if err := printRepro(stdout, reported, rel); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 			return exitError
 		}
