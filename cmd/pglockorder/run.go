@@ -280,7 +280,7 @@ func dedupe(fs []finding) []finding {
 		seen[k] = true
 		out = append(out, f)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Posn < out[j].Posn })
+	sort.SliceStable(out, func(i, j int) bool { return posnLess(out[i].Posn, out[j].Posn) })
 	return out
 }
 
@@ -325,4 +325,18 @@ func relativizer(dir string) func(string) string {
 		}
 		return pos
 	}
+}
+
+// posnLess orders "file:line:col" positions by file, then by line and
+// column as numbers (file.go:33 before file.go:113).
+func posnLess(a, b string) bool {
+	fa, la, ca := splitPosn(a)
+	fb, lb, cb := splitPosn(b)
+	switch {
+	case fa != fb:
+		return fa < fb
+	case la != lb:
+		return la < lb
+	}
+	return ca < cb
 }
