@@ -154,6 +154,17 @@ func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
 		case *ssa.Alloc:
 			return fa.origin(addr, depth+1)
 		}
+	case *ssa.Extract:
+		// f, t := pick(from, to), where pick returns its arguments.
+		if c, ok := x.Tuple.(*ssa.Call); ok {
+			if arg := passedThrough(c, x.Index); arg != nil {
+				return fa.origin(arg, depth+1)
+			}
+		}
+	case *ssa.Call:
+		if arg := passedThrough(x, 0); arg != nil {
+			return fa.origin(arg, depth+1)
+		}
 	case *ssa.Alloc:
 		// A local variable (a parameter the function takes the address
 		// of, a struct parameter held by value) stored to once.
@@ -583,4 +594,34 @@ func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text st
 			Path: []lockgraph.Frame{fa.frame(queue.Pos(), eff.Verb+" queued in a batch (one implicit transaction)")},
 		})
 	}
+}
+
+// passedThrough returns the argument of call c that the callee returns
+// unchanged as its result i on every path (a helper that only picks or
+// passes its arguments on), or nil.
+func passedThrough(c *ssa.Call, i int) ssa.Value {
+	f := c.Call.StaticCallee()
+	if f == nil || len(f.Blocks) == 0 {
+		return nil
+	}
+	param := -1
+	for _, b := range f.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		if i >= len(ret.Results) {
+			return nil
+		}
+		p, ok := stripConversions(ret.Results[i]).(*ssa.Parameter)
+		j := slices.Index(f.Params, p)
+		if !ok || j < 0 || param >= 0 && j != param {
+			return nil
+		}
+		param = j
+	}
+	if param < 0 || param >= len(c.Call.Args) {
+		return nil
+	}
+	return c.Call.Args[param]
 }

@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=94"
+package rowlocks // want package:"sql=true edges=96"
 
 import (
 	"context"

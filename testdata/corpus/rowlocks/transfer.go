@@ -155,3 +155,32 @@ func guardedTransferOrdered(ctx context.Context, tx pgx.Tx, from, to int64) erro
 	}
 	return lockAccountKey(ctx, tx, max(from, to))
 }
+
+// pick passes its arguments on unchanged: it orders nothing.
+func pick(a, b int64) (int64, int64) { return a, b }
+
+// ordered returns the two keys lower first.
+func ordered(a, b int64) (int64, int64) {
+	if b < a {
+		return b, a
+	}
+	return a, b
+}
+
+func movePicked(ctx context.Context, tx pgx.Tx, from, to int64) error {
+	f, t := pick(from, to)
+	if _, err := tx.Exec(ctx, "UPDATE purses SET n = n - 1 WHERE id = $1", f); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "UPDATE purses SET n = n + 1 WHERE id = $1", t) // want `row order chosen by the caller: rowlocks.movePicked locks two rows of purses, first the one keyed by from, then the one keyed by to`
+	return err
+}
+
+func moveOrdered(ctx context.Context, tx pgx.Tx, from, to int64) error {
+	lo, hi := ordered(from, to)
+	if _, err := tx.Exec(ctx, "SELECT id FROM purses WHERE id = $1 FOR UPDATE", lo); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "SELECT id FROM purses WHERE id = $1 FOR UPDATE", hi)
+	return err
+}
