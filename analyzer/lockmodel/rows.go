@@ -136,9 +136,6 @@ type predicate struct {
 // query) that the level locks.
 func (p predicate) rowSet(table, ref string) RowSet {
 	rs := RowSet{Order: sortText(p.sort)}
-	if isLimitOne(p.limit) {
-		return rs
-	}
 	conj := conjuncts(p.where)
 	var eq []string
 	eqParams := map[int]bool{}
@@ -190,7 +187,9 @@ func (p predicate) rowSet(table, ref string) RowSet {
 		}
 		return rs
 	}
-	if rs.KeyColumn != "" {
+	if rs.KeyColumn != "" || isLimitOne(p.limit) {
+		// One row: by its key (which the key rules follow), or by
+		// LIMIT 1.
 		return rs
 	}
 	rs.Multi = true

@@ -108,6 +108,9 @@ type fnAnalysis struct {
 	// far; rowVeto those a later visit withdrew (see vetoRows).
 	rowCands []RowFinding
 	rowVeto  map[string]bool
+	// builtKeys are the values of the $n of a statement an ORM built
+	// (sqlsite.Op.Keys), while it runs.
+	builtKeys []ssa.Value
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -213,8 +216,9 @@ func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	switch op.Kind {
 	case sqlsite.Query:
 		fa.via = op.Via // the library call that ran a statement it built, if any
+		fa.builtKeys = op.Keys
 		fa.query(site, fa.handleOf(op.Recv), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
-		fa.via = ""
+		fa.via, fa.builtKeys = "", nil
 	case sqlsite.Commit, sqlsite.Rollback:
 		if !isSavepoint(op.Recv) {
 			fa.endTx(fa.handleOf(op.Recv), st)

@@ -33,6 +33,8 @@ func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Val
 	var keyArgs []ssa.Value
 	if params != nil {
 		keyArgs, _ = sqlsite.VariadicElems(params)
+	} else {
+		keyArgs = fa.builtKeys
 	}
 	if t.Seq {
 		// A loop over a constant list of statements: each runs in turn,

@@ -122,6 +122,9 @@ type Op struct {
 	// Via names the library call that runs a statement an ORM or query
 	// builder built, for the report's witness ("(*gorm.DB).First").
 	Via string
+	// Keys are the Go values bound to the $1, $2 ... of a statement an
+	// ORM built (the arguments of its conditions), when all are known.
+	Keys []ssa.Value
 	// Pooled is set for a Release that gives the connection back to a
 	// pool (pgxpool.Conn.Release, sql.Conn.Close): the session goes on,
 	// and its session advisory locks with it.

@@ -95,7 +95,15 @@ func classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 			model = l.args[0]
 		case "Where":
 			if s, ok := constString(l.args[0]); ok {
-				st.where = append(st.where, s)
+				var vals []ssa.Value
+				if len(l.args) > 1 {
+					elems, ok := variadicElems(l.args[1])
+					if !ok {
+						st.noArgs = true
+					}
+					vals = elems
+				}
+				st.addWhere(s, vals...)
 			} else {
 				st.unknown = true // a struct or map condition
 			}
@@ -146,6 +154,7 @@ func classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		// GORM refuses an UPDATE or DELETE without conditions: one
 		// without any runs on the model's primary key.
 		st.where = append(st.where, "id = ?")
+		st.noArgs = true // the model's key, not a value the code passes
 	}
 	return builtQuery(op, root, &st, "(*gorm.DB)."+name)
 }
@@ -196,7 +205,7 @@ func gormInlineConds(st *statement, conds ssa.Value) {
 		return
 	}
 	if s, ok := constString(elems[0]); ok {
-		st.where = append(st.where, s)
+		st.addWhere(s, elems[1:]...)
 		return
 	}
 	v := elems[0]
@@ -204,7 +213,7 @@ func gormInlineConds(st *statement, conds ssa.Value) {
 		v = mi.X
 	}
 	if b, ok := v.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
-		st.where = append(st.where, "id = ?") // a primary key value
+		st.addWhere("id = ?", elems[0]) // a primary key value
 		return
 	}
 	st.unknown = true

@@ -373,6 +373,20 @@ type statement struct {
 	// unknown is set when the chain filters rows by conditions that
 	// cannot be rendered (a struct condition, a function predicate).
 	unknown bool
+	// args are the values of the conditions' ? markers, in order; args
+	// are not kept when one of them is unknown (noArgs).
+	args   []ssa.Value
+	noArgs bool
+}
+
+// addWhere adds a condition and the values of its ? markers.
+func (s *statement) addWhere(cond string, args ...ssa.Value) {
+	s.where = append(s.where, cond)
+	if strings.Count(cond, "?") != len(args) {
+		s.noArgs = true
+		return
+	}
+	s.args = append(s.args, args...)
 }
 
 // unknownFilter stands for conditions the chain has but that cannot be
@@ -472,6 +486,9 @@ func builtQuery(op Op, recv ssa.Value, st *statement, via string) (Op, bool) {
 	op.Params = -1
 	op.Args = append(append([]ssa.Value(nil), op.Args...), ssa.NewConst(constant.MakeString(text), types.Typ[types.String]))
 	op.Via = via
+	if !st.noArgs && len(st.args) > 0 && st.raw == "" {
+		op.Keys = st.args
+	}
 	return op, true
 }
 

@@ -44,3 +44,34 @@ func LockByState(db *gorm.DB) error { // want LockByState:`locks\(.*row:jobs FOR
 		return tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where(&Job{State: "queued"}).Find(&jobs).Error
 	})
 }
+
+// swapJobs locks two jobs by the keys its caller passes, in that order:
+// swapJobs(a, b) and swapJobs(b, a) at once deadlock.
+func swapJobs(tx *gorm.DB, from, to int64) error {
+	var a, b Job
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&a, from).Error; err != nil {
+		return err
+	}
+	return tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", to).Take(&b).Error // want `row order chosen by the caller: gormrows.swapJobs locks two rows of jobs, first the one keyed by from, then the one keyed by to`
+}
+
+// swapJobsOrdered locks the lower key first.
+func swapJobsOrdered(tx *gorm.DB, from, to int64) error {
+	var a, b Job
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&a, min(from, to)).Error; err != nil {
+		return err
+	}
+	return tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&b, max(from, to)).Error
+}
+
+// setStates updates one job per map entry in one transaction.
+func setStates(db *gorm.DB, states map[int64]string) error {
+	return db.Transaction(func(tx *gorm.DB) error {
+		for id, s := range states {
+			if err := tx.Model(&Job{}).Where("id = ?", id).Update("state", s).Error; err != nil { // want `lock order set by a loop: rows of jobs \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over a map`
+				return err
+			}
+		}
+		return nil
+	})
+}
