@@ -213,18 +213,40 @@ func structFields(v ssa.Value) map[string]string {
 	if !ok {
 		return nil
 	}
-	alloc, ok := load.X.(*ssa.Alloc)
+	var refs []ssa.Instruction
+	switch x := load.X.(type) {
+	case *ssa.Alloc:
+		refs = *x.Referrers()
+	case *ssa.Global:
+		// A package-level literal (var forUpdate = clause.Locking{...}):
+		// the package's init function stores a literal built like a
+		// local one.
+		if x.Pkg == nil || x.Pkg.Func("init") == nil {
+			return nil
+		}
+		for _, b := range x.Pkg.Func("init").Blocks {
+			for _, instr := range b.Instrs {
+				if s, ok := instr.(*ssa.Store); ok && s.Addr == x {
+					return structFields(s.Val)
+				}
+			}
+		}
+		return nil
+	default:
+		return nil
+	}
+	ptr, ok := load.X.Type().(*types.Pointer)
 	if !ok {
 		return nil
 	}
-	st, ok := alloc.Type().(*types.Pointer).Elem().Underlying().(*types.Struct)
+	st, ok := ptr.Elem().Underlying().(*types.Struct)
 	if !ok {
 		return nil
 	}
 	out := map[string]string{}
-	for _, ref := range *alloc.Referrers() {
+	for _, ref := range refs {
 		fa, ok := ref.(*ssa.FieldAddr)
-		if !ok || fa.X != alloc {
+		if !ok || fa.X != load.X {
 			continue
 		}
 		for _, r2 := range *fa.Referrers() {

@@ -75,3 +75,12 @@ func setStates(db *gorm.DB, states map[int64]string) error {
 		return nil
 	})
 }
+
+// forUpdate is the locking clause, kept in a package variable.
+var forUpdate = clause.Locking{Strength: "UPDATE"}
+
+// lockBatchShared locks a batch with the shared clause, in no order.
+func lockBatchShared(tx *gorm.DB, ids []int64) error {
+	var jobs []Job
+	return tx.Clauses(forUpdate).Where("id IN ?", ids).Find(&jobs).Error // want `unordered multi-row lock: SELECT ... FOR UPDATE takes rows of jobs`
+}
