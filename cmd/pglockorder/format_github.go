@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 )
 
@@ -12,7 +13,7 @@ import (
 func writeGitHub(w io.Writer, findings []finding) error {
 	for _, f := range findings {
 		file, line, col := splitPosn(f.Posn)
-		props := "file=" + escapeProperty(file)
+		props := "file=" + escapeProperty(filepath.ToSlash(withPathPrefix(file)))
 		if line > 0 {
 			props += fmt.Sprintf(",line=%d", line)
 		}

@@ -267,6 +267,7 @@ func codeFlow(c *lockgraph.Cycle, rel func(string) string) sarifCodeFlow {
 // file URI.
 func physical(posn string) sarifPhysicalLocation {
 	file, line, col := splitPosn(posn)
+	file = withPathPrefix(file)
 	loc := sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: filepath.ToSlash(file), URIBaseID: "%SRCROOT%"}}
 	if filepath.IsAbs(file) {
 		loc.ArtifactLocation = sarifArtifactLocation{URI: "file://" + filepath.ToSlash(file)}

@@ -45,6 +45,7 @@ func (g *gate) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.graph, "graph", "", "print the lock-order graph as `mermaid` or dot instead of the findings")
 	fs.BoolVar(&g.suggestOrder, "suggest-order", false, "print a lock order consistent with the code, or the cycles that prevent one")
 	fs.StringVar(&g.config, "config", "", "declared lock order `file` (default "+analyzer.ConfigFile+" at the module root, if present)")
+	fs.StringVar(&pathPrefix, "path-prefix", "", "`dir` to put before relative file names in SARIF and GitHub annotations (a module in a subdirectory of the repository)")
 }
 
 // check validates the gate's flags once parsed; jsonFlag is -json.
@@ -214,4 +215,17 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// pathPrefix is the -path-prefix flag: where the directory the command runs
+// in sits in the repository, for the formats whose readers resolve file
+// names against the repository's root (SARIF, GitHub annotations).
+var pathPrefix string
+
+// withPathPrefix puts pathPrefix before a relative file name.
+func withPathPrefix(file string) string {
+	if pathPrefix == "" || filepath.IsAbs(file) {
+		return file
+	}
+	return filepath.Join(pathPrefix, file)
 }
