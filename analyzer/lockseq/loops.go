@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
 // rangeLoop is a for-range loop of the function whose iteration order is
@@ -290,27 +292,16 @@ func isSortFunc(f *ssa.Function) bool {
 // constants is one fixed order, and values the code computed
 // ([]int64{min(a, b), max(a, b)}) are in the order it chose.
 func (fa *fnAnalysis) literalOfCallerValues(arr *ssa.Alloc) bool {
-	if _, ok := deref(arr.Type()).Underlying().(*types.Array); !ok {
+	vals, ok := sqlsite.ArrayLiteral(arr)
+	if !ok || len(vals) < 2 {
 		return false
 	}
-	caller := 0
-	for _, ref := range *arr.Referrers() {
-		ia, ok := ref.(*ssa.IndexAddr)
-		if !ok {
-			continue
-		}
-		for _, r := range *ia.Referrers() {
-			st, ok := r.(*ssa.Store)
-			if !ok || st.Addr != ia {
-				continue
-			}
-			if !callerChosen(fa.origin(st.Val, 0)) {
-				return false
-			}
-			caller++
+	for _, v := range vals {
+		if !callerChosen(fa.origin(v, 0)) {
+			return false
 		}
 	}
-	return caller >= 2
+	return true
 }
 
 // builtOrder says why a slice the function builds by appending has no

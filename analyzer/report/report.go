@@ -94,6 +94,12 @@ func plural(n int, one, many string) string {
 }
 
 func writeFrames(b *strings.Builder, verb string, frames []lockgraph.Frame, o Options) {
+	writePath(b, verb, frames, o, false)
+}
+
+// writePath writes a path's frames under a label, each but the first (or,
+// with allFuncs, each) naming its function.
+func writePath(b *strings.Builder, verb string, frames []lockgraph.Frame, o Options, allFuncs bool) {
 	for i, f := range frames {
 		label := strings.Repeat(" ", 16)
 		if i == 0 {
@@ -101,7 +107,7 @@ func writeFrames(b *strings.Builder, verb string, frames []lockgraph.Frame, o Op
 			label += strings.Repeat(" ", max(0, 16-len(label)))
 		}
 		fmt.Fprintf(b, "\n%s%s: %s", label, o.rel(f.Pos), f.What)
-		if i > 0 {
+		if i > 0 || allFuncs {
 			fmt.Fprintf(b, " (in %s)", f.Func)
 		}
 	}

@@ -135,17 +135,10 @@ func MismatchMessage(this, other lockseq.OrderedLock, o Options) string {
 	return b.String()
 }
 
-// writeFramesIn is writeFrames naming the function of every frame, the
+// writeFramesIn writes a path naming the function of every frame, the
 // first one included: a row-order finding has one path, and the function
 // that runs the statement (a sqlc method in generated code, a closure) is
 // what the reader looks for.
 func writeFramesIn(b *strings.Builder, verb string, frames []lockgraph.Frame, o Options) {
-	for i, f := range frames {
-		label := strings.Repeat(" ", 16)
-		if i == 0 {
-			label = "    " + verb + ":"
-			label += strings.Repeat(" ", max(0, 16-len(label)))
-		}
-		fmt.Fprintf(b, "\n%s%s: %s (in %s)", label, o.rel(f.Pos), f.What, f.Func)
-	}
+	writePath(b, verb, frames, o, true)
 }

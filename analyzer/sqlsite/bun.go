@@ -24,19 +24,6 @@ var bunRun = map[string]bool{
 	"Scan": true, "Exec": true, "Count": true, "ScanAndCount": true, "Exists": true, "Rows": true,
 }
 
-// bunKind is the handle kind of a bun type.
-func bunKind(name string) HandleKind {
-	switch name {
-	case "DB":
-		return Pool
-	case "Conn":
-		return Conn
-	case "Tx":
-		return Tx
-	}
-	return NotHandle
-}
-
 // classifyBun models a method of a bun handle or query builder; recv is
 // the receiver (of a static or an interface call).
 func classifyBun(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {

@@ -157,13 +157,8 @@ func KindOf(t types.Type) HandleKind {
 	if pkg, name, ok := namedPath(t); ok {
 		switch pkg {
 		case pkgSQL:
-			switch name {
-			case "DB":
-				return Pool
-			case "Conn":
-				return Conn
-			case "Tx":
-				return Tx
+			if k := sqlKind(name); k != NotHandle {
+				return k
 			}
 		case pkgPgx5, pkgPgx4:
 			switch name {
@@ -381,4 +376,18 @@ func IsDriverPackage(path string) bool {
 		return true
 	}
 	return strings.HasPrefix(path, pkgPgx5+"/") || strings.HasPrefix(path, pkgPgx4+"/")
+}
+
+// sqlKind is the handle kind of a type named as database/sql names its
+// handles (DB, Conn, Tx), which sqlx and bun follow.
+func sqlKind(name string) HandleKind {
+	switch name {
+	case "DB":
+		return Pool
+	case "Conn":
+		return Conn
+	case "Tx":
+		return Tx
+	}
+	return NotHandle
 }

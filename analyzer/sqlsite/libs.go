@@ -527,10 +527,8 @@ func libraryKind(t types.Type) HandleKind {
 		return Maybe
 	}
 	switch pkg {
-	case pkgSqlx:
-		return sqlxKind(name)
-	case pkgBun:
-		return bunKind(name)
+	case pkgSqlx, pkgBun:
+		return sqlKind(name)
 	case pkgGorm:
 		if name == "DB" {
 			return Maybe

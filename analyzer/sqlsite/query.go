@@ -423,20 +423,42 @@ func (r *resolver) listElem(ia *ssa.IndexAddr, depth int) (Text, bool) {
 	if !ok {
 		return Text{}, false
 	}
-	at, ok := arr.Type().Underlying().(*types.Pointer)
-	if !ok {
+	vals, ok := ArrayLiteral(arr)
+	if !ok || len(vals) == 0 {
 		return Text{}, false
+	}
+	elems := make([]string, len(vals))
+	for i, v := range vals {
+		t := r.resolve(v, depth+1)
+		if len(t.SQL) != 1 || t.Unknown || len(t.Params) > 0 {
+			return Text{}, false
+		}
+		elems[i] = t.SQL[0]
+	}
+	if c, ok := ia.Index.(*ssa.Const); ok {
+		if n := c.Int64(); n >= 0 && n < int64(len(elems)) {
+			return Text{SQL: []string{elems[n]}}, true
+		}
+		return Text{}, false
+	}
+	return Text{SQL: elems, Seq: true}, true
+}
+
+// ArrayLiteral returns the values a function stores into the elements of a
+// local array, by index: the backing array of a slice literal
+// ([]string{a, b}). ok is false when a is no array, when an element is
+// stored at an index that is not a constant, or when one is missing.
+func ArrayLiteral(a *ssa.Alloc) ([]ssa.Value, bool) {
+	at, ok := a.Type().Underlying().(*types.Pointer)
+	if !ok {
+		return nil, false
 	}
 	if _, ok := at.Elem().Underlying().(*types.Array); !ok {
-		return Text{}, false
+		return nil, false
 	}
-	elems := map[int64]string{}
-	for _, ref := range *arr.Referrers() {
+	byIndex := map[int64]ssa.Value{}
+	for _, ref := range *a.Referrers() {
 		e, ok := ref.(*ssa.IndexAddr)
-		if !ok || e == ia {
-			continue
-		}
-		c, ok := e.Index.(*ssa.Const)
 		if !ok {
 			continue
 		}
@@ -445,27 +467,20 @@ func (r *resolver) listElem(ia *ssa.IndexAddr, depth int) (Text, bool) {
 			if !ok || st.Addr != e {
 				continue
 			}
-			t := r.resolve(st.Val, depth+1)
-			if len(t.SQL) != 1 || t.Unknown || len(t.Params) > 0 {
-				return Text{}, false
+			c, ok := e.Index.(*ssa.Const)
+			if !ok {
+				return nil, false // filled by a loop, not a literal
 			}
-			elems[c.Int64()] = t.SQL[0]
+			byIndex[c.Int64()] = st.Val
 		}
 	}
-	if len(elems) == 0 {
-		return Text{}, false
-	}
-	if c, ok := ia.Index.(*ssa.Const); ok {
-		s, ok := elems[c.Int64()]
-		return Text{SQL: []string{s}}, ok
-	}
-	out := Text{Seq: true}
-	for i := range int64(len(elems)) {
-		s, ok := elems[i]
+	out := make([]ssa.Value, len(byIndex))
+	for i := range out {
+		v, ok := byIndex[int64(i)]
 		if !ok {
-			return Text{}, false
+			return nil, false
 		}
-		out.SQL = append(out.SQL, s)
+		out[i] = v
 	}
 	return out, true
 }

@@ -24,19 +24,6 @@ var sqlxQuery = map[string][2]int{
 	"NamedQuery": {0, -1}, "NamedQueryContext": {1, -1},
 }
 
-// sqlxKind is the handle kind of an sqlx type.
-func sqlxKind(name string) HandleKind {
-	switch name {
-	case "DB":
-		return Pool
-	case "Conn":
-		return Conn
-	case "Tx":
-		return Tx
-	}
-	return NotHandle
-}
-
 // sqlxLikeIndex returns the index of the query parameter of a method named
 // and shaped like one of sqlx's (GetContext(ctx, dest, query, args...)),
 // or -1: an interface with such a method stands for an sqlx handle.
