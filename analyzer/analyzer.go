@@ -192,11 +192,11 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	for _, l := range an.Leaks {
 		if l.Returned {
-			taken := ""
+			var taken token.Position
 			if len(l.Path) > 0 {
-				taken = moduleRelative(l.Path[len(l.Path)-1].Pos)
+				taken = l.Path[len(l.Path)-1].Pos
 			}
-			emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken)})
+			emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken, report.Options{Rel: moduleRelative})})
 			continue
 		}
 		emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock)})
@@ -273,7 +273,7 @@ func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.
 
 // edgeID identifies an edge across the copy made for the package fact.
 func edgeID(e *lockgraph.Edge) string {
-	return e.Func + "|" + e.Held.Class + "|" + e.Wanted.Class + "|" + e.Anchor() + "|" + fmt.Sprint(e.Held.Mode, e.Wanted.Mode, e.CrossConn)
+	return e.Func + "|" + e.Held.Class.String() + "|" + e.Wanted.Class.String() + "|" + e.Anchor().String() + "|" + fmt.Sprint(e.Held.Mode, e.Wanted.Mode, e.CrossConn)
 }
 
 // importedInfo merges the package facts of the direct imports and reports
@@ -411,29 +411,31 @@ func sortedSet(set map[string]bool) []string {
 // moduleRoots caches, per directory, the root of the module it is in.
 var moduleRoots sync.Map
 
-// moduleRelative shortens a "file:line:col" position to a path relative to
-// the root of its module, the form go vet prints the report's own position
-// in when it runs at the module root.
-func moduleRelative(pos string) string {
-	file, rest := pos, ""
-	// Split the ":line:col" suffix off; file names may contain colons.
-	for range 2 {
-		if i := strings.LastIndexByte(file, ':'); i > 0 {
-			file, rest = file[:i], file[i:]+rest
-		}
-	}
+// moduleRelative shortens a file name to a path relative to the root of
+// its module, the form go vet prints the report's own position in when it
+// runs at the module root.
+func moduleRelative(file string) string {
 	if !filepath.IsAbs(file) {
-		return pos
+		return file
 	}
 	root := moduleRoot(filepath.Dir(file))
 	if root == "" {
-		return pos
+		return file
 	}
 	rel, err := filepath.Rel(root, file)
 	if err != nil {
-		return pos
+		return file
 	}
-	return rel + rest
+	return rel
+}
+
+// relPosition renders a position with its file name relative to its
+// module's root.
+func relPosition(p token.Position) string {
+	if p.IsValid() {
+		p.Filename = moduleRelative(p.Filename)
+	}
+	return p.String()
 }
 
 // moduleRoot returns the nearest directory at or above dir that holds a

@@ -24,13 +24,13 @@ type Mismatch struct {
 // two positions, and each site at most once.
 func OrderMismatches(locks []lockseq.OrderedLock) []Mismatch {
 	var out []Mismatch
-	reported := map[string]bool{}
+	reported := map[token.Position]bool{}
 	for _, a := range locks {
 		if reported[a.Pos] {
 			continue
 		}
 		for _, b := range locks {
-			if b.Table != a.Table || b.Pos >= a.Pos || compatibleOrders(a.Order, b.Order) {
+			if b.Table != a.Table || lockgraph.ComparePositions(b.Pos, a.Pos) >= 0 || compatibleOrders(a.Order, b.Order) {
 				continue
 			}
 			if !lockmodel.ModesConflict(a.Mode, b.Mode) && !lockmodel.ModesConflict(b.Mode, a.Mode) {
@@ -58,12 +58,12 @@ func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.Or
 		emit(pass, analysis.Diagnostic{Pos: f.Pos, Category: report.RowCategory(f), Message: report.RowMessage(f, report.Options{Rel: moduleRelative})})
 	}
 	all := slices.Concat(imported, an.Ordered)
-	slices.SortFunc(all, func(a, b lockseq.OrderedLock) int { return strings.Compare(a.Pos, b.Pos) })
+	slices.SortFunc(all, func(a, b lockseq.OrderedLock) int { return lockgraph.ComparePositions(a.Pos, b.Pos) })
 	all = slices.CompactFunc(all, func(a, b lockseq.OrderedLock) bool { return a.Pos == b.Pos && a.Table == b.Table })
 	if deferred {
 		return an.Ordered
 	}
-	own := map[string]token.Pos{}
+	own := map[token.Position]token.Pos{}
 	for _, o := range an.Ordered {
 		own[o.Pos] = o.At
 	}

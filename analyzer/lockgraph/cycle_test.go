@@ -2,25 +2,27 @@ package lockgraph_test
 
 import (
 	"fmt"
+	"go/token"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 )
 
 // row, table and adv build waiting locks of each kind.
 func row(table string, m lockmodel.Mode) lockgraph.Lock {
-	return lockgraph.Lock{Class: "row:" + table, Mode: m, Waits: true}
+	return lockgraph.Lock{Class: lockgraph.RowsOf(table), Mode: m, Waits: true}
 }
 
 func table(name string, m lockmodel.Mode) lockgraph.Lock {
-	return lockgraph.Lock{Class: "table:" + name, Mode: m, Waits: true}
+	return lockgraph.Lock{Class: lockgraph.TableOf(name), Mode: m, Waits: true}
 }
 
 func adv(key string, m lockmodel.Mode, session bool) lockgraph.Lock {
-	return lockgraph.Lock{Class: "advisory:(" + key + ")", Mode: m, Waits: true, Session: session}
+	return lockgraph.Lock{Class: lockgraph.AdvisoryOf("("+key+")", ""), Mode: m, Waits: true, Session: session}
 }
 
 func noWait(l lockgraph.Lock) lockgraph.Lock {
@@ -36,8 +38,8 @@ func edge(fn string, held, wanted lockgraph.Lock) *lockgraph.Edge {
 		Wanted:     wanted,
 		Func:       fn,
 		Pkg:        "example.com/app",
-		HeldPath:   []lockgraph.Frame{{Func: fn, Pos: file + ":10:2", What: "takes " + held.Class}},
-		WantedPath: []lockgraph.Frame{{Func: fn, Pos: file + ":20:2", What: "waits for " + wanted.Class}},
+		HeldPath:   []lockgraph.Frame{{Func: fn, Pos: token.Position{Filename: file, Line: 10, Column: 2}, What: "takes " + held.Class.String()}},
+		WantedPath: []lockgraph.Frame{{Func: fn, Pos: token.Position{Filename: file, Line: 20, Column: 2}, What: "waits for " + wanted.Class.String()}},
 	}
 }
 
@@ -67,7 +69,7 @@ func summarize(cs []*lockgraph.Cycle) []summary {
 			Key:      c.Key(),
 			Severity: c.Severity,
 			Funcs:    strings.Join(funcs, ","),
-			Classes:  strings.Join(c.Classes(), ","),
+			Classes:  strings.Join(texts(c.Classes()), ","),
 			Breaker:  c.Breaker,
 			Agree:    fmt.Sprint(c.Agree),
 		})
@@ -184,7 +186,7 @@ func TestCycles(t *testing.T) {
 				edge("p.A", row("a", fu), row("b", fu)),
 				func() *lockgraph.Edge {
 					e := edge("p.A", row("a", fu), row("b", fu))
-					e.WantedPath[0].Pos = "p_a.go:99:1"
+					e.WantedPath[0].Pos = lockgraphtest.Position("p_a.go:99:1")
 					return e
 				}(),
 				edge("p.B", row("b", fu), row("a", fu)),
@@ -482,7 +484,7 @@ func TestCycleKeyRotation(t *testing.T) {
 		c := &lockgraph.Cycle{}
 		for i, cl := range classes {
 			next := classes[(i+1)%len(classes)]
-			c.Steps = append(c.Steps, edge("p.F", lockgraph.Lock{Class: cl}, lockgraph.Lock{Class: next}))
+			c.Steps = append(c.Steps, edge("p.F", lockgraph.Lock{Class: lockgraph.RowsOf(cl)}, lockgraph.Lock{Class: lockgraph.RowsOf(next)}))
 		}
 		return c
 	}
@@ -491,11 +493,11 @@ func TestCycleKeyRotation(t *testing.T) {
 		classes []string
 		want    string
 	}{
-		{"already smallest first", []string{"row:a", "row:b", "row:c"}, "row:a -> row:b -> row:c"},
-		{"rotated once", []string{"row:b", "row:c", "row:a"}, "row:a -> row:b -> row:c"},
-		{"rotated twice", []string{"row:c", "row:a", "row:b"}, "row:a -> row:b -> row:c"},
-		{"other direction keeps its order", []string{"row:c", "row:b", "row:a"}, "row:a -> row:c -> row:b"},
-		{"one step", []string{"table:t"}, "table:t"},
+		{"already smallest first", []string{"a", "b", "c"}, "row:a -> row:b -> row:c"},
+		{"rotated once", []string{"b", "c", "a"}, "row:a -> row:b -> row:c"},
+		{"rotated twice", []string{"c", "a", "b"}, "row:a -> row:b -> row:c"},
+		{"other direction keeps its order", []string{"c", "b", "a"}, "row:a -> row:c -> row:b"},
+		{"one step", []string{"t"}, "row:t"},
 		{"no steps", nil, ""},
 	}
 	for _, tt := range tests {
@@ -521,7 +523,7 @@ func TestGraphEdges(t *testing.T) {
 	g := lockgraph.New(in)
 	var got []string
 	for _, e := range g.Edges() {
-		got = append(got, e.Func+":"+e.Held.Class+">"+e.Wanted.Class)
+		got = append(got, e.Func+":"+e.Held.Class.String()+">"+e.Wanted.Class.String())
 	}
 	want := []string{"p.A:row:a>row:b", "p.B:row:b>row:a", "p.C:row:c>row:a"}
 	if !slices.Equal(got, want) {
@@ -553,8 +555,8 @@ func TestConflicts(t *testing.T) {
 		{"table ACCESS SHARE vs ACCESS EXCLUSIVE", table("t", lockmodel.AccessShare), table("t", lockmodel.AccessExclusive), true},
 		{"advisory shared vs shared", adv("1", lockmodel.AdvisoryShared, false), adv("1", lockmodel.AdvisoryShared, true), false},
 		{"advisory shared vs exclusive", adv("1", lockmodel.AdvisoryShared, true), adv("1", lockmodel.AdvisoryExclusive, false), true},
-		{"row mode vs table mode on one class", lockgraph.Lock{Class: "x", Mode: lockmodel.ForUpdate, Waits: true},
-			lockgraph.Lock{Class: "x", Mode: lockmodel.AccessExclusive, Waits: true}, false},
+		{"row mode vs table mode on one class", lockgraph.Lock{Class: lockgraph.RowsOf("x"), Mode: lockmodel.ForUpdate, Waits: true},
+			lockgraph.Lock{Class: lockgraph.RowsOf("x"), Mode: lockmodel.AccessExclusive, Waits: true}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -647,7 +649,7 @@ func TestUpgrade(t *testing.T) {
 func TestDedupe(t *testing.T) {
 	fu := lockmodel.ForUpdate
 	at := func(e *lockgraph.Edge, pos string) *lockgraph.Edge {
-		e.WantedPath[0].Pos = pos
+		e.WantedPath[0].Pos = lockgraphtest.Position(pos)
 		return e
 	}
 	tests := []struct {
@@ -729,7 +731,7 @@ func TestDedupe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, e := range lockgraph.Dedupe(tt.edges) {
-				got = append(got, e.Func+"|"+e.Held.Class+">"+e.Wanted.Class+"|"+e.Anchor())
+				got = append(got, e.Func+"|"+e.Held.Class.String()+">"+e.Wanted.Class.String()+"|"+e.Anchor().String())
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Dedupe =\n%q\nwant\n%q", got, tt.want)
@@ -744,9 +746,9 @@ func TestDedupe(t *testing.T) {
 func wantedSessionEdges() (xact, sess, back *lockgraph.Edge) {
 	fu := lockmodel.ForUpdate
 	xact = edge("p.A", row("a", fu), adv("1", lockmodel.AdvisoryExclusive, false))
-	xact.WantedPath[0].Pos = "p_a.go:11:1"
+	xact.WantedPath[0].Pos = lockgraphtest.Position("p_a.go:11:1")
 	sess = edge("p.A", row("a", fu), adv("1", lockmodel.AdvisoryExclusive, true))
-	sess.WantedPath[0].Pos = "p_a.go:12:1"
+	sess.WantedPath[0].Pos = lockgraphtest.Position("p_a.go:12:1")
 	back = edge("p.B", adv("1", lockmodel.AdvisoryExclusive, false), row("a", fu))
 	return xact, sess, back
 }
@@ -785,35 +787,77 @@ func TestCompareAndAnchor(t *testing.T) {
 	if got := lockgraph.Compare(a, edge("p.A", row("a", fu), row("b", fu))); got != 0 {
 		t.Errorf("Compare of equal edges = %d, want 0", got)
 	}
-	if got := a.Anchor(); got != "p_a.go:20:2" {
+	if got := a.Anchor().String(); got != "p_a.go:20:2" {
 		t.Errorf("Anchor() = %q, want %q", got, "p_a.go:20:2")
 	}
-	if got := (&lockgraph.Edge{}).Anchor(); got != "" {
-		t.Errorf("Anchor() of an edge without a path = %q, want empty", got)
+	if got := (&lockgraph.Edge{}).Anchor(); got.IsValid() || got.Filename != "" {
+		t.Errorf("Anchor() of an edge without a path = %v, want empty", got)
 	}
 }
 
 func TestNames(t *testing.T) {
 	tests := []struct {
-		class, name, short string
+		class             lockgraph.Class
+		text, name, short string
 	}{
-		{"row:subscriptions", "rows of subscriptions", "subscriptions"},
-		{"row:billing.invoices", "rows of billing.invoices", "billing.invoices"},
-		{"table:usage", "table usage", "table usage"},
-		{"advisory:(42)", "advisory lock (42)", "advisory lock (42)"},
-		{"advisory@billing/lock.go:12", "advisory lock taken at billing/lock.go:12", "advisory lock taken at billing/lock.go:12"},
-		{"other", "other", "other"},
+		{lockgraph.RowsOf("subscriptions"), "row:subscriptions", "rows of subscriptions", "subscriptions"},
+		{lockgraph.RowsOf("billing.invoices"), "row:billing.invoices", "rows of billing.invoices", "billing.invoices"},
+		{lockgraph.TableOf("usage"), "table:usage", "table usage", "table usage"},
+		{lockgraph.AdvisoryOf("(42)", "ignored.go:1:1"), "advisory:(42)", "advisory lock (42)", "advisory lock (42)"},
+		{lockgraph.AdvisoryOf("(?p0)", "lock.go:3:4"), "advisory:(?p0)|@lock.go:3:4", "advisory lock (?p0)|@lock.go:3:4", "advisory lock (?p0)|@lock.go:3:4"},
+		{lockgraph.AdvisoryAt("billing/lock.go:12"), "advisory@billing/lock.go:12", "advisory lock taken at billing/lock.go:12", "advisory lock taken at billing/lock.go:12"},
+		{lockgraph.Class{}, "", "", ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.class, func(t *testing.T) {
-			if got := lockgraph.ClassName(tt.class); got != tt.name {
-				t.Errorf("ClassName(%q) = %q, want %q", tt.class, got, tt.name)
+		t.Run(tt.text, func(t *testing.T) {
+			if got := tt.class.String(); got != tt.text {
+				t.Errorf("String() = %q, want %q", got, tt.text)
 			}
-			if got := lockgraph.ShortName(tt.class); got != tt.short {
-				t.Errorf("ShortName(%q) = %q, want %q", tt.class, got, tt.short)
+			if got := tt.class.Describe(); got != tt.name {
+				t.Errorf("Describe(%v) = %q, want %q", tt.class, got, tt.name)
+			}
+			if got := tt.class.Short(); got != tt.short {
+				t.Errorf("Short(%v) = %q, want %q", tt.class, got, tt.short)
 			}
 		})
 	}
+}
+
+// TestCompareClasses checks that classes sort as their text forms do, so
+// that every order built on them (cycle keys, rotations) reads the same in
+// text.
+func TestCompareClasses(t *testing.T) {
+	classes := []lockgraph.Class{
+		lockgraph.RowsOf("b"), lockgraph.TableOf("a"), lockgraph.AdvisoryAt("x.go:1:1"), lockgraph.RowsOf("a"),
+		lockgraph.AdvisoryOf("(?p0)", "y.go:2:2"), lockgraph.AdvisoryOf("(?p0)", "x.go:9:9"), lockgraph.AdvisoryOf("(42)", ""),
+		lockgraph.AdvisoryOf("(4)", ""), lockgraph.AdvisoryOf("(?p0)", ""), lockgraph.RowsOf("a.b"), lockgraph.TableOf("a_b"),
+	}
+	for _, a := range classes {
+		for _, b := range classes {
+			if got, want := sign(lockgraph.CompareClasses(a, b)), sign(strings.Compare(a.String(), b.String())); got != want {
+				t.Errorf("CompareClasses(%s, %s) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
+
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
+}
+
+// texts returns the text forms of classes.
+func texts(classes []lockgraph.Class) []string {
+	out := make([]string, len(classes))
+	for i, c := range classes {
+		out[i] = c.String()
+	}
+	return out
 }
 
 func TestLockString(t *testing.T) {
@@ -858,7 +902,11 @@ func TestCyclesGrouping(t *testing.T) {
 	if got, want := cs[0].Key(), "row:a -> row:b"; got != want {
 		t.Errorf("reported cycle %q, want %q", got, want)
 	}
-	if got, want := cs[0].Also, []string{"row:a -> row:c", "row:b -> row:c", "row:a -> row:b -> row:c", "row:a -> row:c -> row:b"}; !slices.Equal(got, want) {
+	var also []string
+	for _, classes := range cs[0].Also {
+		also = append(also, strings.Join(texts(classes), " -> "))
+	}
+	if got, want := also, []string{"row:a -> row:c", "row:b -> row:c", "row:a -> row:b -> row:c", "row:a -> row:c -> row:b"}; !slices.Equal(got, want) {
 		t.Errorf("Also = %q, want %q", got, want)
 	}
 
@@ -984,7 +1032,7 @@ func TestGated(t *testing.T) {
 		edge("p.B", row("b", fu), row("a", fu)),
 		edge("p.B", row("root", fu), row("c", fu)),
 	}).Cycles(4)
-	if len(cs) != 1 || cs[0].MissingGate == nil || cs[0].MissingGate.Class != "row:root" {
+	if len(cs) != 1 || cs[0].MissingGate == nil || cs[0].MissingGate.Class != lockgraph.RowsOf("root") {
 		t.Errorf("the breaker's own root lock not suggested: %s", fmtSummaries(summarize(cs)))
 	}
 	// A shared gate is no gate: nothing is missing.

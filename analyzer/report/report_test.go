@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/report"
 )
@@ -20,7 +21,7 @@ const root = "/src/app/"
 func rel(pos string) string { return strings.TrimPrefix(pos, root) }
 
 func lock(class string, m lockmodel.Mode) lockgraph.Lock {
-	return lockgraph.Lock{Class: class, Mode: m, Waits: true}
+	return lockgraph.Lock{Class: lockgraphtest.Class(class), Mode: m, Waits: true}
 }
 
 func sessionLock(class string, m lockmodel.Mode) lockgraph.Lock {
@@ -30,7 +31,7 @@ func sessionLock(class string, m lockmodel.Mode) lockgraph.Lock {
 }
 
 func frame(fn, pos, what string) lockgraph.Frame {
-	return lockgraph.Frame{Func: fn, Pos: root + pos, What: what}
+	return lockgraph.Frame{Func: fn, Pos: lockgraphtest.Position(root + pos), What: what}
 }
 
 // step builds an edge of fn that takes held at heldPos and then waits for
@@ -125,7 +126,10 @@ func cycles() map[string]*lockgraph.Cycle {
 					lock("row:stock", nku), "shop/checkout.go:14:2", "UPDATE in a transaction"),
 				step("shop.Restock", lock("row:stock", fu), "shop/restock.go:8:2", "SELECT ... FOR UPDATE in a transaction",
 					lock("row:carts", nku), "shop/restock.go:12:2", "UPDATE in a transaction"))
-			c.Also = []string{"row:carts -> row:prices", "row:prices -> row:stock"}
+			c.Also = [][]lockgraph.Class{
+				{lockgraph.RowsOf("carts"), lockgraph.RowsOf("prices")},
+				{lockgraph.RowsOf("prices"), lockgraph.RowsOf("stock")},
+			}
 			return c
 		}(),
 		"missing_gate": func() *lockgraph.Cycle {
@@ -178,7 +182,7 @@ func TestMessageRel(t *testing.T) {
 		want string
 	}{
 		{"nil Rel", report.Options{}, "    takes:      /src/app/accounts/debit.go:18:9: SELECT ... FOR SHARE in a transaction"},
-		{"custom Rel", report.Options{Rel: func(string) string { return "HERE" }}, "    takes:      HERE: SELECT ... FOR SHARE in a transaction"},
+		{"custom Rel", report.Options{Rel: func(string) string { return "HERE" }}, "    takes:      HERE:18:9: SELECT ... FOR SHARE in a transaction"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
