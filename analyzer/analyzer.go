@@ -196,10 +196,12 @@ func run(pass *analysis.Pass) (any, error) {
 			if len(l.Path) > 0 {
 				taken = l.Path[len(l.Path)-1].Pos
 			}
-			emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken, report.Options{Rel: moduleRelative})})
+			emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken, report.Options{Rel: moduleRelative}),
+				Related: related(pass, report.PathRelated("takes "+l.Lock.String(), l.Path))})
 			continue
 		}
-		emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock)})
+		emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock),
+			Related: related(pass, report.PathRelated("takes "+l.Lock.String(), l.Path))})
 	}
 
 	res.Edges = an.Edges
@@ -267,7 +269,8 @@ func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.
 		if pos == token.NoPos {
 			continue // reported where one of its paths is
 		}
-		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{Rel: moduleRelative})})
+		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{Rel: moduleRelative}),
+			Related: related(pass, report.CycleRelated(c))})
 	}
 }
 

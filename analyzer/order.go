@@ -18,6 +18,7 @@ import (
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/analyzer/report"
 )
 
 // CategoryDeclaredOrder is the category of an acquisition against the
@@ -193,7 +194,8 @@ func checkDeclaredOrder(pass *analysis.Pass, an *lockseq.Analysis) error {
 			continue
 		}
 		seen[k] = true
-		emit(pass, analysis.Diagnostic{Pos: pos, Category: CategoryDeclaredOrder, Message: o.message(e)})
+		emit(pass, analysis.Diagnostic{Pos: pos, Category: CategoryDeclaredOrder, Message: o.message(e),
+			Related: related(pass, report.EdgeRelated(e, e.Func))})
 	}
 	return nil
 }

@@ -55,7 +55,8 @@ func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.Or
 			// execution of the same code runs beside it.
 			continue
 		}
-		emit(pass, analysis.Diagnostic{Pos: f.Pos, Category: report.RowCategory(f), Message: report.RowMessage(f, report.Options{Rel: moduleRelative})})
+		emit(pass, analysis.Diagnostic{Pos: f.Pos, Category: report.RowCategory(f), Message: report.RowMessage(f, report.Options{Rel: moduleRelative}),
+			Related: related(pass, report.RowRelated(f))})
 	}
 	all := slices.Concat(imported, an.Ordered)
 	slices.SortFunc(all, func(a, b lockseq.OrderedLock) int { return lockgraph.ComparePositions(a.Pos, b.Pos) })
@@ -72,7 +73,8 @@ func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.Or
 		if !ok {
 			continue
 		}
-		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.CategoryOrderMismatch, Message: report.MismatchMessage(m.This, m.Other, report.Options{Rel: moduleRelative})})
+		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.CategoryOrderMismatch, Message: report.MismatchMessage(m.This, m.Other, report.Options{Rel: moduleRelative}),
+			Related: related(pass, report.MismatchRelated(m.This, m.Other))})
 	}
 	return witnesses(all)
 }

@@ -260,11 +260,20 @@ type Related struct {
 func CycleRelated(c *lockgraph.Cycle) []Related {
 	var out []Related
 	for i, s := range c.Steps {
-		label := fmt.Sprintf("path %d (%s)", i+1, s.Func)
-		out = appendFrames(out, label+" takes "+s.Held.String(), s.HeldPath)
-		out = appendFrames(out, label+" then waits for "+s.Wanted.String(), s.WantedPath)
+		out = append(out, EdgeRelated(s, fmt.Sprintf("path %d (%s)", i+1, s.Func))...)
 	}
 	return out
+}
+
+// EdgeRelated lists the steps of one edge's two paths under a label.
+func EdgeRelated(e *lockgraph.Edge, label string) []Related {
+	out := appendFrames(nil, label+" takes "+e.Held.String(), e.HeldPath)
+	return appendFrames(out, label+" then waits for "+e.Wanted.String(), e.WantedPath)
+}
+
+// PathRelated lists the steps of one path under a label.
+func PathRelated(label string, frames []lockgraph.Frame) []Related {
+	return appendFrames(nil, label, frames)
 }
 
 // appendFrames appends one related position per frame: the first is the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer"
@@ -193,10 +192,6 @@ func writeSARIF(w io.Writer, findings []finding, rel func(string) string) error 
 	return nil
 }
 
-// messagePosition matches a position in a message's evidence and the rest
-// of its line: "store/store.go:22:29: SELECT ... FOR UPDATE".
-var messagePosition = regexp.MustCompile(`([^\s()]+\.go:\d+:\d+)(?:: ([^\n]*))?`)
-
 func sarifFinding(f finding, ruleIndex int, rel func(string) string) sarifResult {
 	res := sarifResult{
 		RuleID:              f.Category,
@@ -205,29 +200,20 @@ func sarifFinding(f finding, ruleIndex int, rel func(string) string) sarifResult
 		Locations:           []sarifLocation{{PhysicalLocation: physical(f.Posn)}},
 		PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f)},
 	}
-	// Every position in the evidence becomes a related location, and its
-	// text in the message a link to it.
+	// Every step of the finding's paths becomes a related location, and
+	// where the message shows its position, a link to it: code scanning
+	// hides related locations the message does not link.
 	ids := map[string]int{}
-	var text strings.Builder
-	last := 0
-	for _, m := range messagePosition.FindAllStringSubmatchIndex(f.Message, -1) {
-		posn := f.Message[m[2]:m[3]]
-		id, ok := ids[posn]
-		if !ok {
-			id = len(ids) + 1
-			ids[posn] = id
-			loc := sarifLocation{ID: &id, PhysicalLocation: physical(posn)}
-			if m[4] >= 0 {
-				loc.Message = &sarifMessage{Text: f.Message[m[4]:m[5]]}
-			}
-			res.RelatedLocations = append(res.RelatedLocations, loc)
+	for _, r := range f.Related {
+		if _, ok := ids[r.Posn]; ok {
+			continue
 		}
-		text.WriteString(escapeBrackets(f.Message[last:m[2]]))
-		fmt.Fprintf(&text, "[%s](%d)", posn, id)
-		last = m[3]
+		id := len(ids) + 1
+		ids[r.Posn] = id
+		res.RelatedLocations = append(res.RelatedLocations,
+			sarifLocation{ID: &id, PhysicalLocation: physical(r.Posn), Message: &sarifMessage{Text: r.Message}})
 	}
-	text.WriteString(escapeBrackets(f.Message[last:]))
-	res.Message = sarifMessage{Text: text.String()}
+	res.Message = sarifMessage{Text: linkPositions(f.Message, ids)}
 	if c := f.cycle; c != nil {
 		res.CodeFlows = []sarifCodeFlow{codeFlow(c, rel)}
 	}
@@ -250,7 +236,7 @@ func codeFlow(c *lockgraph.Cycle, rel func(string) string) sarifCodeFlow {
 					what += " (in " + fr.Func + ")"
 				}
 				tf.Locations = append(tf.Locations, sarifThreadFlowLocation{
-					Location:     sarifLocation{PhysicalLocation: physical(rel(fr.Pos)), Message: &sarifMessage{Text: what}},
+					Location:     sarifLocation{PhysicalLocation: physical(rel(fr.Pos.String())), Message: &sarifMessage{Text: what}},
 					NestingLevel: level,
 				})
 			}
@@ -276,6 +262,37 @@ func physical(posn string) sarifPhysicalLocation {
 		loc.Region = &sarifRegion{StartLine: line, StartColumn: col}
 	}
 	return loc
+}
+
+// linkPositions escapes the brackets of a message and turns each mention of
+// a related position (ids, by its text) into a SARIF link to it. A mention
+// counts only where the position ends: "a.go:1:2" is not linked inside
+// "a.go:1:23".
+func linkPositions(msg string, ids map[string]int) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(msg); i++ {
+		posn, id := "", 0
+		for p, n := range ids {
+			if len(p) > len(posn) && strings.HasPrefix(msg[i:], p) && !continuesNumber(msg, i+len(p)) {
+				posn, id = p, n
+			}
+		}
+		if posn == "" {
+			continue
+		}
+		b.WriteString(escapeBrackets(msg[last:i]))
+		fmt.Fprintf(&b, "[%s](%d)", posn, id)
+		i += len(posn) - 1
+		last = i + 1
+	}
+	b.WriteString(escapeBrackets(msg[last:]))
+	return b.String()
+}
+
+// continuesNumber reports whether msg has a digit at i.
+func continuesNumber(msg string, i int) bool {
+	return i < len(msg) && msg[i] >= '0' && msg[i] <= '9'
 }
 
 // escapeBrackets escapes the brackets of plain message text, which SARIF
