@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"gopkg.in/yaml.v3"
 
+	"github.com/pglockorder/pglockorder/analyzer/category"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
@@ -23,7 +24,7 @@ import (
 
 // CategoryDeclaredOrder is the category of an acquisition against the
 // declared lock order.
-const CategoryDeclaredOrder = "declared-lock-order"
+const CategoryDeclaredOrder = category.DeclaredLockOrder
 
 // ConfigFile is the declared lock order's file name at a module root.
 const ConfigFile = ".pglockorder.yaml"

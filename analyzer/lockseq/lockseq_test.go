@@ -1,10 +1,10 @@
 package lockseq
 
 import (
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"maps"
 	"testing"
 
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 

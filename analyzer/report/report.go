@@ -12,17 +12,19 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/pglockorder/pglockorder/analyzer/category"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 )
 
-// Category names of the findings, one per rule family.
+// Category names of the findings, one per rule family (see the category
+// package, the catalogue they are described in).
 const (
-	CategoryInversion   = "lock-order"
-	CategorySession     = "session-advisory-cycle"
-	CategoryCrossConn   = "cross-connection"
-	CategoryPoolAdvisor = "session-advisory-on-pool"
-	CategoryLeak        = "session-advisory-leak"
+	CategoryInversion   = category.LockOrder
+	CategorySession     = category.SessionCycle
+	CategoryCrossConn   = category.CrossConnection
+	CategoryPoolAdvisor = category.SessionOnPool
+	CategoryLeak        = category.SessionLeak
 )
 
 // Options control how positions are shown.

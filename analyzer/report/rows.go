@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pglockorder/pglockorder/analyzer/category"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 )
@@ -11,10 +12,10 @@ import (
 // Categories of the row-order rules: the rows of one table locked in
 // different orders by two executions.
 const (
-	CategoryUnorderedRows = "unordered-row-lock"
-	CategoryOrderMismatch = "row-order-mismatch"
-	CategoryLoopOrder     = "loop-lock-order"
-	CategoryCallerOrder   = "caller-row-order"
+	CategoryUnorderedRows = category.UnorderedRowLock
+	CategoryOrderMismatch = category.RowOrderMismatch
+	CategoryLoopOrder     = category.LoopLockOrder
+	CategoryCallerOrder   = category.CallerRowOrder
 )
 
 // RowCategory returns the category of a row-order finding.
