@@ -194,6 +194,11 @@ func analyze(pass *analysis.Pass) (any, error) {
 	pass, ignores := withIgnores(withDisabled(withURLs(pass))) // //pglockorder:ignore (suppress.go)
 	res := &Result{}
 	defer ignores.finish(res)
+	if pass.Pkg.Name() == "main" && strings.HasSuffix(pass.Pkg.Path(), ".test") {
+		// The main package go test generates runs the tests; it runs
+		// no SQL of its own and nothing imports it.
+		return res, nil
+	}
 	info, relevant := importedInfo(pass)
 	// The database APIs are modelled, never analysed: their bodies run
 	// SQL built at run time and would only cost time.

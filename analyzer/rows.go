@@ -30,7 +30,9 @@ func OrderMismatches(locks []lockseq.OrderedLock) []Mismatch {
 			continue
 		}
 		for _, b := range locks {
-			if b.Table != a.Table || lockgraph.ComparePositions(b.Pos, a.Pos) >= 0 || compatibleOrders(a.Order, b.Order) {
+			if b.Table != a.Table || lockgraph.ComparePositions(b.Pos, a.Pos) >= 0 || compatibleOrders(a.Order, b.Order) ||
+				lockgraph.TestCode(a.Pos.Filename, a.Pkg) != lockgraph.TestCode(b.Pos.Filename, b.Pkg) {
+				// A test's statement is never set against production's.
 				continue
 			}
 			if !lockmodel.ModesConflict(a.Mode, b.Mode) && !lockmodel.ModesConflict(b.Mode, a.Mode) {

@@ -37,6 +37,8 @@ func TestOrderMismatches(t *testing.T) {
 		{"each site once", []lockseq.OrderedLock{
 			ordered("a.go:1", "blocks", "hash", fu), ordered("b.go:1", "blocks", "height", fu), ordered("c.go:1", "blocks", "hash DESC", fu),
 		}, [][2]string{{"b.go:1", "a.go:1"}, {"c.go:1", "a.go:1"}}},
+		{"test against production", []lockseq.OrderedLock{ordered("a.go:1", "blocks", "hash", fu), ordered("a_test.go:1", "blocks", "hash DESC", fu)}, nil},
+		{"test against test", []lockseq.OrderedLock{ordered("a_test.go:1", "blocks", "hash", fu), ordered("b_test.go:1", "blocks", "hash DESC", fu)}, [][2]string{{"b_test.go:1", "a_test.go:1"}}},
 		// Lines compare as numbers: line 113 comes after line 33.
 		{"later line", []lockseq.OrderedLock{ordered("x.go:113", "blocks", "hash", fu), ordered("x.go:33", "blocks", "hash DESC", fu)}, [][2]string{{"x.go:113", "x.go:33"}}},
 	}

@@ -356,7 +356,9 @@ func (g *Graph) emit(path []Class, seen map[string]bool, out *[]*Cycle) {
 			if budget--; budget < 0 {
 				return false
 			}
-			if i > 0 && !Conflicts(e.Held, steps[i-1].Wanted) {
+			if i > 0 && (!Conflicts(e.Held, steps[i-1].Wanted) || e.InTest() != steps[0].InTest()) {
+				// A test's path is never set against production's:
+				// tests do not run beside the service.
 				continue
 			}
 			steps[i] = e

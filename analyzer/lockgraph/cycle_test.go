@@ -1049,3 +1049,62 @@ func TestGated(t *testing.T) {
 		t.Errorf("gated upgrade: got %d cycles, want 0", got)
 	}
 }
+
+func TestTestCode(t *testing.T) {
+	for _, tt := range []struct {
+		file, pkg string
+		want      bool
+	}{
+		{"/m/store/store.go", "example.com/m/store", false},
+		{"/m/store/store_test.go", "example.com/m/store", true},
+		{"/m/store/x.go", "example.com/m/store_test", false},
+		{"/m/internal/pgtest/db.go", "example.com/m/internal/pgtest", true},
+		{"/m/internal/testutil/db.go", "example.com/m/internal/testutil", true},
+		{"/m/internal/testhelpers/db.go", "example.com/m/internal/testhelpers", true},
+		{"/m/api/latest/handler.go", "example.com/m/api/latest", false},
+		{"/m/contest/entry.go", "example.com/m/contest", false},
+		{"/m/mocks/store.go", "example.com/m/mocks", true},
+	} {
+		if got := lockgraph.TestCode(tt.file, tt.pkg); got != tt.want {
+			t.Errorf("TestCode(%q, %q) = %t, want %t", tt.file, tt.pkg, got, tt.want)
+		}
+	}
+}
+
+// TestCyclesKeepTestsApart checks that a path in test code is never set
+// against a production path (tests do not run beside the service), while
+// two test paths, or two production paths, still form a cycle.
+func TestCyclesKeepTestsApart(t *testing.T) {
+	fu := lockmodel.ForUpdate
+	inTest := func(e *lockgraph.Edge) *lockgraph.Edge {
+		e.HeldPath[0].Pos.Filename = "store_test.go"
+		return e
+	}
+	tests := []struct {
+		name  string
+		edges []*lockgraph.Edge
+		want  int
+	}{
+		{"production against production", []*lockgraph.Edge{edge("p.A", row("a", fu), row("b", fu)), edge("p.B", row("b", fu), row("a", fu))}, 1},
+		{"test against production", []*lockgraph.Edge{edge("p.A", row("a", fu), row("b", fu)), inTest(edge("p.TestB", row("b", fu), row("a", fu)))}, 0},
+		{"test against test", []*lockgraph.Edge{inTest(edge("p.TestA", row("a", fu), row("b", fu))), inTest(edge("p.TestB", row("b", fu), row("a", fu)))}, 1},
+		{"a production witness beside a test one", []*lockgraph.Edge{
+			edge("p.A", row("a", fu), row("b", fu)), inTest(edge("p.TestB", row("b", fu), row("a", fu))), edge("p.B", row("b", fu), row("a", fu)),
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := lockgraph.New(tt.edges).Cycles(4)
+			if len(cs) != tt.want {
+				t.Fatalf("%d cycles, want %d: %s", len(cs), tt.want, fmtSummaries(summarize(cs)))
+			}
+			for _, c := range cs {
+				for _, s := range c.Steps {
+					if s.InTest() != c.Steps[0].InTest() {
+						t.Errorf("cycle %s mixes test and production paths", c.Key())
+					}
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"fmt"
 	"go/token"
+	"strings"
 	"slices"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
@@ -93,6 +94,43 @@ func (e *Edge) Anchor() token.Position {
 		return e.WantedPath[0].Pos
 	}
 	return token.Position{}
+}
+
+// InTest reports whether the edge is test code: its function is in a
+// _test.go file or in a package that exists for tests (see TestCode).
+func (e *Edge) InTest() bool {
+	if len(e.HeldPath) == 0 {
+		return false
+	}
+	return TestCode(e.HeldPath[0].Pos.Filename, e.Pkg)
+}
+
+// TestCode reports whether code in file, of the package with import path
+// pkg, runs only under go test: a _test.go file, or a package whose name
+// says it serves tests (httptest-style "...test" packages, testutil,
+// testhelpers, testing, fixtures, mocks, testdata).
+func TestCode(file, pkg string) bool {
+	if strings.HasSuffix(file, "_test.go") {
+		return true
+	}
+	pkg = strings.TrimSuffix(strings.TrimSuffix(pkg, ".test"), "_test")
+	for elem := range strings.SplitSeq(pkg, "/") {
+		switch elem = strings.ToLower(elem); {
+		case notTestWords[elem]:
+		case strings.HasSuffix(elem, "test"), strings.HasSuffix(elem, "tests"),
+			strings.HasPrefix(elem, "testutil"), strings.HasPrefix(elem, "testhelper"), strings.HasPrefix(elem, "testing"),
+			elem == "testdata", elem == "fixtures", elem == "mocks", elem == "mock":
+			return true
+		}
+	}
+	return false
+}
+
+// notTestWords are package names that end in "test" but are words, not
+// test helpers.
+var notTestWords = map[string]bool{
+	"latest": true, "greatest": true, "fastest": true, "shortest": true, "smartest": true, "hottest": true,
+	"contest": true, "contests": true, "attest": true, "protest": true, "protests": true, "detest": true,
 }
 
 // ComparePositions orders positions by file name, then line and column as
