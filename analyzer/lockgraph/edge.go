@@ -7,8 +7,8 @@ import (
 	"cmp"
 	"fmt"
 	"go/token"
-	"strings"
 	"slices"
+	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 )
