@@ -42,11 +42,21 @@ type Cycle struct {
 	// locks of that step in that order.
 	Agree []int
 	// Followers counts the distinct functions on the other steps: the
-	// paths whose order the breaker goes against.
-	Followers int
-	// Also lists further cycles among the same functions that are not
-	// reported on their own (see Cycles), each as its classes in
-	// canonical rotation (see Classes).
+	// paths whose order the breaker goes against. FollowerFuncs names
+	// them, sorted.
+	Followers     int
+	FollowerFuncs []string
+	// Group is the index of the step the cycle is reported by: its
+	// breaker, or, without a majority among its own paths, the step that
+	// goes against the order the whole program keeps. Cycles with the same
+	// group step (function and locks) are one report.
+	Group int
+	// Folded counts the further cycles reported with this one; Also
+	// names the first of them.
+	Folded int
+	// Also lists further cycles reported with this one (see Cycles),
+	// each as its classes in canonical rotation (see Classes), at most
+	// maxAlso of them.
 	Also [][]Class
 	// MissingGate is a gate that every path but the breaker holds in front
 	// of its pair: taking it there too breaks the cycle.
@@ -179,6 +189,10 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 	for length := 2; length <= maxLen && !g.Truncated; length++ {
 		g.searchLength(classes, index, length, seen, &out)
 	}
+	rank, weight := g.classOrder(), g.pairWeights()
+	for _, c := range out {
+		c.Group = groupStep(c, rank, weight)
+	}
 	out = group(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Severity != out[j].Severity {
@@ -260,10 +274,11 @@ func group(cycles []*Cycle) []*Cycle {
 				// is the fix for both.
 				ka, ca := k.Anchor(), c.Anchor()
 				sameAnchor := ka.Anchor() == ca.Anchor() && ka.Wanted.Class == ca.Wanted.Class
-				if same || subset || sameAnchor {
-					if len(k.Also) < maxAlso {
-						k.Also = append(k.Also, canonicalRotation(c.Classes()))
-					}
+				// One path against the order the others keep closes a
+				// cycle with each of them: one mistake, one report.
+				sameBreaker := k.groupKey() == c.groupKey()
+				if same || subset || sameAnchor || sameBreaker {
+					k.fold(c)
 					folded = true
 					break
 				}
@@ -275,6 +290,26 @@ func group(cycles []*Cycle) []*Cycle {
 		}
 	}
 	return kept
+}
+
+// fold records cycle c as reported with k: named in Also (the first
+// maxAlso), counted in Folded, and its paths added to k's other side.
+func (k *Cycle) fold(c *Cycle) {
+	k.Folded++
+	if len(k.Also) < maxAlso {
+		k.Also = append(k.Also, canonicalRotation(c.Classes()))
+	}
+	if k.Breaker < 0 {
+		return
+	}
+	breaker := k.Steps[k.Breaker].Func
+	for _, f := range c.otherFuncs() {
+		if f != breaker && !slices.Contains(k.FollowerFuncs, f) {
+			k.FollowerFuncs = append(k.FollowerFuncs, f)
+		}
+	}
+	slices.Sort(k.FollowerFuncs)
+	k.Followers = len(k.FollowerFuncs)
 }
 
 // isSubset reports whether every element of the sorted slice a is in the
@@ -415,6 +450,10 @@ func (g *Graph) emit(path []Class, seen map[string]bool, out *[]*Cycle) {
 			}
 		}
 		c.Followers = len(followers)
+		for f := range followers {
+			c.FollowerFuncs = append(c.FollowerFuncs, f)
+		}
+		slices.Sort(c.FollowerFuncs)
 	}
 	// A path that holds an explicit strong table lock (LOCK TABLE ...
 	// SHARE and up, DDL) against ordinary statements is the one to change:

@@ -1108,3 +1108,45 @@ func TestCyclesKeepTestsApart(t *testing.T) {
 		})
 	}
 }
+
+// TestOneReportPerBreaker models one function that takes two locks
+// against the order the rest of the program keeps, where the rest also
+// reaches the second lock through fourteen intermediate tables: the
+// inversion closes one 2-cycle and fourteen 3-cycles, all through the same
+// path. That is one mistake: one report, naming the others.
+func TestOneReportPerBreaker(t *testing.T) {
+	fu := lockmodel.ForUpdate
+	var edges []*lockgraph.Edge
+	for i := range 3 {
+		edges = append(edges, edge(fmt.Sprintf("p.Keep%d", i), row("a", fu), row("b", fu)))
+	}
+	for k := range 14 {
+		mid := fmt.Sprintf("m%02d", k)
+		edges = append(edges,
+			edge(fmt.Sprintf("p.First%d", k), row("a", fu), row(mid, fu)),
+			edge(fmt.Sprintf("p.Then%d", k), row(mid, fu), row("b", fu)))
+	}
+	edges = append(edges, edge("p.Bad", row("b", fu), row("a", fu)))
+	cs := lockgraph.New(edges).Cycles(4)
+	if len(cs) != 1 {
+		t.Fatalf("%d reports, want 1: %s", len(cs), fmtSummaries(summarize(cs)))
+	}
+	c := cs[0]
+	if got := c.GroupStep().Func; got != "p.Bad" || c.Steps[c.Breaker].Func != "p.Bad" {
+		t.Errorf("reported by %s (breaker %d), want p.Bad", got, c.Breaker)
+	}
+	if c.Folded != 14 || len(c.Also) != 5 {
+		t.Errorf("folded %d cycles, naming %d; want 14, naming 5", c.Folded, len(c.Also))
+	}
+	// Every function on the other side: 3 direct, 28 through a table.
+	if c.Followers != 31 || len(c.OtherFuncs()) != 31 {
+		t.Errorf("%d followers (%d other functions), want 31", c.Followers, len(c.OtherFuncs()))
+	}
+
+	// Two independent mistakes stay two reports.
+	edges = append(edges, edge("p.KeepXY", row("x", fu), row("y", fu)), edge("p.KeepXY2", row("x", fu), row("y", fu)),
+		edge("p.BadYX", row("y", fu), row("x", fu)))
+	if cs := lockgraph.New(edges).Cycles(4); len(cs) != 2 {
+		t.Errorf("%d reports for two mistakes, want 2: %s", len(cs), fmtSummaries(summarize(cs)))
+	}
+}

@@ -10,6 +10,7 @@ package report
 import (
 	"fmt"
 	"go/token"
+	"slices"
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer/category"
@@ -72,6 +73,9 @@ func Message(c *lockgraph.Cycle, o Options) string {
 		writeFrames(&b, "takes", s.HeldPath, o)
 		writeFrames(&b, "then waits", s.WantedPath, o)
 	}
+	if others := hiddenFollowers(c); len(others) > 0 {
+		fmt.Fprintf(&b, "\n  also in that order: %s", nameList(others, maxNames))
+	}
 	b.WriteString("\n  fix: ")
 	b.WriteString(fix(c))
 	if len(c.Also) > 0 {
@@ -85,8 +89,38 @@ func Message(c *lockgraph.Cycle, o Options) string {
 		}
 		b.WriteString("\n  also: these cycles share its functions or this request and are not reported separately: ")
 		b.WriteString(strings.Join(also, "; "))
+		if more := c.Folded - len(c.Also); more > 0 {
+			fmt.Fprintf(&b, " (and %d more)", more)
+		}
 	}
 	return b.String()
+}
+
+// maxNames bounds the functions one line of a message lists.
+const maxNames = 8
+
+// hiddenFollowers returns the functions that keep the order a cycle's
+// breaker breaks but are not among its paths: the other side of the one
+// mistake, which the message counts and names.
+func hiddenFollowers(c *lockgraph.Cycle) []string {
+	if c.Breaker < 0 {
+		return nil
+	}
+	var out []string
+	for _, f := range c.FollowerFuncs {
+		if !slices.ContainsFunc(c.Steps, func(s *lockgraph.Edge) bool { return s.Func == f }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// nameList joins up to most names, counting the rest.
+func nameList(names []string, most int) string {
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
 }
 
 func plural(n int, one, many string) string {

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,6 +142,27 @@ func cycles() map[string]*lockgraph.Cycle {
 				step("catalog.Discount", lock("row:prices", nku), "catalog/discount.go:45:2", "UPDATE in a transaction",
 					lock("row:products", nku), "catalog/discount.go:48:2", "UPDATE in a transaction"))
 			c.MissingGate = &gate
+			return c
+		}(),
+		"breaker_grouped": func() *lockgraph.Cycle {
+			// One path against the order eleven others keep, directly or
+			// through a third table: one report for every cycle it closes.
+			c := cycle(lockgraph.Detected, 1, []int{3, 1},
+				step("ledger.Post", lock("row:ledger", fu), "ledger/post.go:11:4", "SELECT ... FOR UPDATE in a transaction",
+					lock("row:accounts", nku), "ledger/post.go:15:4", "UPDATE in a transaction"),
+				step("ledger.Reverse", lock("row:accounts", fu), "ledger/reverse.go:20:4", "SELECT ... FOR UPDATE in a transaction",
+					lock("row:ledger", nku), "ledger/reverse.go:24:4", "UPDATE in a transaction"))
+			c.FollowerFuncs = []string{"ledger.Close", "ledger.Import", "ledger.Post", "ledger.Settle1", "ledger.Settle2",
+				"ledger.Settle3", "ledger.Settle4", "ledger.Settle5", "ledger.Settle6", "ledger.Settle7", "ledger.Settle8"}
+			c.Followers = len(c.FollowerFuncs)
+			c.Group = 1
+			for i := range 7 {
+				mid := fmt.Sprintf("row:journal%d", i)
+				if i < 5 {
+					c.Also = append(c.Also, []lockgraph.Class{lockgraphtest.Class("row:accounts"), lockgraphtest.Class("row:ledger"), lockgraphtest.Class(mid)})
+				}
+				c.Folded++
+			}
 			return c
 		}(),
 		"upgrade": cycle(lockgraph.Detected, -1, []int{1},

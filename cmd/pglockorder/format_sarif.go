@@ -90,7 +90,7 @@ type (
 
 // fingerprintKey names pglockorder's partial fingerprint; the version
 // changes if the fingerprint's recipe does.
-const fingerprintKey = "pglockorder/v1"
+const fingerprintKey = "pglockorder/v2"
 
 // writeSARIF prints findings as a SARIF 2.1.0 log, for GitHub code scanning
 // and other SARIF viewers. rel shows positions as the messages do.
@@ -147,7 +147,7 @@ func sarifFinding(f finding, ruleIndex int, level string, rel func(string) strin
 		RuleIndex:           ruleIndex,
 		Level:               level,
 		Locations:           []sarifLocation{{PhysicalLocation: physical(f.Posn)}},
-		PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f)},
+		PartialFingerprints: map[string]string{fingerprintKey: identity(f)},
 	}
 	// Every step of the finding's paths becomes a related location, and
 	// where the message shows its position, a link to it: code scanning
