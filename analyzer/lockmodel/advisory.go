@@ -61,12 +61,17 @@ func (w *walker) funcCall(sc *scope, fc *pg_query.FuncCall) {
 		}
 		key.Parts[i] = keyPart(a)
 	}
-	w.others = append(w.others, Effect{
+	eff := Effect{
 		Kind: f.effect,
 		Lock: Lock{Kind: Advisory, Key: key, Mode: f.mode, Wait: f.wait, Scope: f.scope},
 		Stmt: w.stmt,
 		Verb: name,
-	})
+	}
+	if f.wait == Try {
+		p := w.tries[fc]
+		eff.Try, eff.Column = p.use, p.column
+	}
+	w.others = append(w.others, eff)
 }
 
 // funcName returns the name of a function, without the pg_catalog schema

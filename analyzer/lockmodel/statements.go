@@ -8,7 +8,7 @@ import (
 // Statements that take no lock the model cares about (SET, SHOW, CREATE
 // TABLE, ...) have none.
 func statementEffects(stmt int, n *pg_query.Node) []Effect {
-	w := &walker{stmt: stmt}
+	w := &walker{stmt: stmt, tries: tryPlaces(n.GetSelectStmt())}
 	switch s := n.GetNode().(type) {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt,
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:
