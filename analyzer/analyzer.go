@@ -180,7 +180,8 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 			return nil
 		},
-		Debugf: debugf(pass),
+		Debugf:  debugf(pass),
+		SkipSQL: sqlSkipper(pass), // other dialects (dialect.go)
 	})
 	for _, fn := range sourceFuncs(pass, pkg) {
 		an.Summary(fn)

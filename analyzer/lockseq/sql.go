@@ -95,6 +95,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 	idx := 0
 	statements := 0
 	for ti, text := range texts {
+		if fa.a.skipSQL(fa.position(site.Pos()), text) {
+			continue
+		}
 		an := lockmodel.Analyze(text)
 		if an.Err != nil {
 			fa.a.debugf("%s: skipping SQL that does not parse: %v", fa.position(site.Pos()), an.Err)

@@ -132,6 +132,12 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: no packages match %s\n", strings.Join(patterns, " "))
 		return exitError
 	}
+	// The dialect of packages whose binaries link only other databases'
+	// drivers (dialect.go); part of the cache key, as a flag.
+	if err := analyzer.Analyzer.Flags.Set("linked-dialects", linkedDialects(pkgs)); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitError
+	}
 	loaded := time.Since(start)
 
 	var (
@@ -239,6 +245,9 @@ Flags:
 		}
 		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
 			len(pkgs), loaded.Round(time.Millisecond), how, analysed.Round(time.Millisecond), results.EdgeCount, len(cycles))
+
+		// SQL of other dialects, skipped (analyzer/dialect.go).
+		fmt.Fprint(stderr, prefixLines("pglockorder: ", analyzer.TakeDialectReport().String()))
 	}
 	if err := g.write(stdout, findings); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
