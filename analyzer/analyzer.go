@@ -181,7 +181,7 @@ func run(pass *analysis.Pass) (any, error) {
 			return nil
 		},
 		Debugf:  debugf(pass),
-		SkipSQL: sqlSkipper(pass), // other dialects (dialect.go)
+		SkipSQL: configured(pass), // dialects and schema from the config (dialect.go)
 	})
 	for _, fn := range sourceFuncs(pass, pkg) {
 		an.Summary(fn)

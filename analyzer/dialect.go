@@ -256,12 +256,16 @@ func (r DialectReport) String() string {
 	return b.String()
 }
 
-// sqlSkipper returns the function that tells the lock analysis which SQL
-// of the pass's package is not PostgreSQL, and why ("" for PostgreSQL).
+// configured applies what the configuration file says about the pass's
+// package's SQL: the schema: to read when no -schema was given (the way the
+// per-package drivers get one: the whole-program command finds it itself),
+// and the dialect. It returns the function that tells the lock analysis
+// which SQL is not PostgreSQL, and why ("" for PostgreSQL).
 //
 // A configuration file that cannot be read is reported by the declared
 // order's check of the same file; here it only decides nothing.
-func sqlSkipper(pass *analysis.Pass) func(sql string) string {
+func configured(pass *analysis.Pass) func(sql string) string {
+	configSchema(pass)
 	choice, err := packageDialect(pass)
 	if err != nil {
 		choice = dialectChoice{dialect: sqlsite.PostgreSQL}
@@ -291,5 +295,33 @@ func sqlSkipper(pass *analysis.Pass) func(sql string) string {
 			skipped.Unlock()
 		}
 		return reason
+	}
+}
+
+// schemaMu guards setting the schema from the configuration: golangci-lint
+// runs passes concurrently.
+var schemaMu sync.Mutex
+
+// configSchema loads the configuration's schema: when the schema flag is
+// not set. A schema that cannot be read is reported on stderr once and
+// left out: the configuration's own errors are the declared order's to
+// report.
+func configSchema(pass *analysis.Pass) {
+	cfg, err := passConfig(pass)
+	if err != nil || cfg == nil || cfg.Schema == "" {
+		return
+	}
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	if schemaFlag.String() != "" {
+		return
+	}
+	value := cfg.Schema
+	if value != "none" && !filepath.IsAbs(value) {
+		value = filepath.Join(filepath.Dir(cfg.File), value)
+	}
+	if err := schemaFlag.Set(value); err != nil {
+		fmt.Fprintf(os.Stderr, "pglockorder: %s: schema: %v\n", cfg.File, err)
+		_ = schemaFlag.Set("none")
 	}
 }

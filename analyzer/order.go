@@ -221,6 +221,10 @@ func passConfig(pass *analysis.Pass) (*Config, error) {
 	return configAt(root)
 }
 
+// ModuleConfig returns the configuration for the module rooted at root
+// (the config flag, or ConfigFile there), or nil when there is none.
+func ModuleConfig(root string) (*Config, error) { return configAt(root) }
+
 // configAt returns the configuration for a package of the module rooted at
 // root, or nil.
 func configAt(root string) (*Config, error) {
