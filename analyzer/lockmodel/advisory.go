@@ -39,7 +39,12 @@ func (w *walker) funcCall(sc *scope, fc *pg_query.FuncCall) {
 	w.children(sc, fc)
 	name := funcName(fc.GetFuncname())
 	f, ok := advisoryFuncs[name]
-	if !ok || fc.GetAggStar() {
+	if !ok {
+		// A function of the schema: the locks its body takes.
+		w.others = append(w.others, current.Load().callEffects(w.stmt, name, w.depth)...)
+		return
+	}
+	if fc.GetAggStar() {
 		return
 	}
 	args := fc.GetArgs()

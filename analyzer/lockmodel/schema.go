@@ -138,6 +138,7 @@ func (s *Schema) Parse(sql string) error {
 		return fmt.Errorf("parse: %w", err)
 	}
 	for _, raw := range tree.GetStmts() {
+		source := stmtSource(sql, raw)
 		switch n := raw.GetStmt().GetNode().(type) {
 		case *pg_query.Node_CreateStmt:
 			table := tableName(n.CreateStmt.GetRelation())
@@ -168,9 +169,9 @@ func (s *Schema) Parse(sql string) error {
 			}
 			s.drop(n.DropStmt)
 		case *pg_query.Node_CreateFunctionStmt:
-			s.createFunction(n.CreateFunctionStmt)
+			s.createFunction(n.CreateFunctionStmt, source)
 		case *pg_query.Node_CreateTrigStmt:
-			s.createTrigger(n.CreateTrigStmt)
+			s.createTrigger(n.CreateTrigStmt, source)
 		case *pg_query.Node_IndexStmt:
 			ix := n.IndexStmt
 			if !ix.GetUnique() && !ix.GetPrimary() || ix.GetWhereClause() != nil {
@@ -191,6 +192,44 @@ func (s *Schema) Parse(sql string) error {
 		}
 	}
 	return nil
+}
+
+// stmtSource returns the text of a raw statement of sql. Locations are byte
+// offsets.
+func stmtSource(sql string, raw *pg_query.RawStmt) string {
+	start := int(raw.GetStmtLocation())
+	end := len(sql)
+	if l := int(raw.GetStmtLen()); l > 0 && start+l <= len(sql) {
+		end = start + l
+	}
+	if start < 0 || start > end {
+		return ""
+	}
+	return trimLeadingComments(sql[start:end])
+}
+
+// trimLeadingComments drops the blanks and comments before a statement's
+// first word (the comments above a CREATE FUNCTION in a migration).
+func trimLeadingComments(text string) string {
+	for {
+		text = strings.TrimSpace(text)
+		switch {
+		case strings.HasPrefix(text, "--"):
+			i := strings.IndexByte(text, '\n')
+			if i < 0 {
+				return ""
+			}
+			text = text[i+1:]
+		case strings.HasPrefix(text, "/*"):
+			i := strings.Index(text, "*/")
+			if i < 0 {
+				return ""
+			}
+			text = text[i+2:]
+		default:
+			return text
+		}
+	}
 }
 
 // dropTable forgets a table and the foreign keys from and to it.

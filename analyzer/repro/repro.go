@@ -108,6 +108,10 @@ type Script struct {
 	// Needs lists what the database must hold before the script runs,
 	// such as the rows a foreign-key check or a cascade locks.
 	Needs []string
+	// Setup lists the CREATE OR REPLACE statements of the functions,
+	// procedures and triggers of the schema that the sessions' statements
+	// run (lockmodel.Definitions): run once before the sessions start.
+	Setup []string
 }
 
 // Build returns the reproducer of a cycle. rel shortens positions for
@@ -178,6 +182,14 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 			}
 			if need != "" && !slices.Contains(sc.Needs, need) {
 				sc.Needs = append(sc.Needs, need)
+			}
+		}
+		for _, q := range []string{heldSQL, wantSQL} {
+			// The schema's functions and triggers the statements run.
+			for _, def := range lockmodel.Definitions(q) {
+				if !slices.Contains(sc.Setup, def) {
+					sc.Setup = append(sc.Setup, def)
+				}
 			}
 		}
 		if heldSQL == "" {

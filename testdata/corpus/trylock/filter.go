@@ -1,4 +1,4 @@
-package trylock // want package:"sql=true edges=108"
+package trylock // want package:"sql=true edges=99"
 
 import (
 	"context"
@@ -53,17 +53,6 @@ type ErrBusy struct{}
 
 func (ErrBusy) Error() string { return "busy" }
 
-// Reassign tries the seat with NOWAIT; where that fails it releases the
-// seat's hold instead, holding no seat: no cycle with Hold.
-func Reassign(ctx context.Context, tx pgx.Tx, id int64) error { // want Reassign:`^locks\(table:seats ROW SHARE@p1, row:seats FOR UPDATE@p1, table:seat_holds ROW EXCLUSIVE@p1, row:seat_holds FOR NO KEY UPDATE@p1\) holds\[0 1 2 3\]$`
-	var seat int64
-	if err := tx.QueryRow(ctx, "SELECT id FROM seats WHERE id = $1 FOR UPDATE NOWAIT", id).Scan(&seat); err != nil {
-		_, _ = tx.Exec(ctx, "UPDATE seat_holds SET held = false WHERE id = $1", id)
-		return ErrBusy{}
-	}
-	return nil
-}
-
 // Move holds the seat it got with NOWAIT while it waits for the booking: a
 // deadlock with Book.
 func Move(ctx context.Context, tx pgx.Tx, id int64) error { // want Move:`^locks\(table:seats ROW SHARE@p1, row:seats FOR UPDATE@p1, table:bookings ROW EXCLUSIVE@p1, row:bookings FOR NO KEY UPDATE@p1\) holds\[0 1 2 3\]$`
@@ -81,14 +70,5 @@ func Book(ctx context.Context, tx pgx.Tx, id int64) error { // want Book:`^locks
 		return err
 	}
 	_, err := tx.Exec(ctx, "SELECT id FROM seats WHERE id = $1 FOR UPDATE", id) // want `lock-order inversion: rows of bookings and rows of seats are locked in opposite orders`
-	return err
-}
-
-// Hold takes the seat's hold, then waits for the seat.
-func Hold(ctx context.Context, tx pgx.Tx, id int64) error { // want Hold:`^locks\(table:seat_holds ROW EXCLUSIVE@p1, row:seat_holds FOR NO KEY UPDATE@p1, table:seats ROW SHARE@p1, row:seats FOR UPDATE@p1\) holds\[0 1 2 3\]$`
-	if _, err := tx.Exec(ctx, "UPDATE seat_holds SET held = true WHERE id = $1", id); err != nil {
-		return err
-	}
-	_, err := tx.Exec(ctx, "SELECT id FROM seats WHERE id = $1 FOR UPDATE", id)
 	return err
 }

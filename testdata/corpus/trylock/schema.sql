@@ -29,8 +29,6 @@ CREATE TABLE report_skips (id bigint PRIMARY KEY, skipped boolean);
 INSERT INTO report_skips VALUES (1, false);
 CREATE TABLE job_retries (id bigint PRIMARY KEY, retries int);
 INSERT INTO job_retries VALUES (1, 0);
-CREATE TABLE seat_holds (id bigint PRIMARY KEY, held boolean);
-INSERT INTO seat_holds VALUES (1, false);
 CREATE TABLE audit_logs (id bigint PRIMARY KEY, stamped boolean, audited boolean);
 INSERT INTO audit_logs VALUES (1, false, false);
 CREATE TABLE audit_marks (id bigint PRIMARY KEY, stamped boolean, audited boolean);
