@@ -220,7 +220,8 @@ func analyze(pass *analysis.Pass) (any, error) {
 			}
 			return nil
 		},
-		Debugf: debugf(pass),
+		Debugf:  debugf(pass),
+		SkipSQL: configured(pass), // dialects and schema from the config (dialect.go)
 	})
 	for _, fn := range sourceFuncs(pass, pkg) {
 		an.Summary(fn)

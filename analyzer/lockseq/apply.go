@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
@@ -26,6 +27,15 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	for i := range sum.Events {
 		mapped[i] = fa.mapEvent(site, scope, i, &sum.Events[i], args, bind)
 		fa.checkMapped(site, mapped[i], &sum.Events[i], args, st, mapped[:i])
+	}
+	if scope == "" {
+		// The callee's try-locks: held where the result that reports
+		// them is true (see tryBranch).
+		for _, t := range sum.Tries {
+			if t.Event < len(mapped) {
+				fa.tries[mapped[t.Event]] = tryRef{site: site, column: t.Result, callee: true, wait: lockmodel.Try}
+			}
+		}
 	}
 	// The callee's requests, with the SQL it runs for this caller placed
 	// among them where the callee runs it.
@@ -99,7 +109,7 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 	h := fa.mapHandle(Handle{Ref: ev.Tx, Kind: ev.TxKind, Conn: ev.Conn}, site, scope, bind)
 	out := &Event{
 		Lock: ev.Lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Hold: ev.Hold,
-		Stmt: fmt.Sprintf("%d%s/%s", fa.instrID(site), scope, ev.Stmt),
+		Stmt: fmt.Sprintf("%d%s/%s", fa.instrID(site), scope, ev.Stmt), Try: ev.Try,
 	}
 	out.Lock.Class = fa.bindClass(ev.Lock.Class, vals)
 	if out.TxKind == 0 {

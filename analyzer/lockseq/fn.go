@@ -112,6 +112,9 @@ type fnAnalysis struct {
 	// builtKeys are the values of the $n of a statement an ORM built
 	// (sqlsite.Op.Keys), while it runs.
 	builtKeys []ssa.Value
+	// tries are the events of requests that never wait, and how the
+	// function learns whether they were granted (see trylock.go).
+	tries map[int]tryRef
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -130,6 +133,7 @@ func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
 		leaks:    map[int]bool{},
 		returned: map[[2]int]bool{},
 		invokes:  map[string]int{},
+		tries:    map[int]tryRef{},
 	}
 }
 
@@ -163,10 +167,14 @@ func (fa *fnAnalysis) run() *Summary {
 				}
 			}
 			failing, failed := fa.failedCall(b)
+			tried := fa.tryBranch(b, failing, failed)
 			for i, succ := range b.Succs {
 				out := st
 				if failed != nil && i == failing {
 					out = fa.withoutCall(st, failed)
+				}
+				if i < len(tried) {
+					out = fa.edited(out, tried[i])
 				}
 				if in[succ.Index] == nil {
 					in[succ.Index] = out.clone()
@@ -393,6 +401,7 @@ func (fa *fnAnalysis) finish(exit *state) {
 		fa.sum.Events = append(fa.sum.Events, *e)
 	}
 	fa.flows()
+	fa.sum.Tries = fa.tryResults()
 	for r := range fa.releases {
 		fa.sum.Releases = append(fa.sum.Releases, r)
 	}

@@ -571,6 +571,9 @@ var paramRE = regexp.MustCompile(`\?p[0-9]+`)
 // inside a loop: the batch runs as one implicit transaction, so the rows
 // queued by every iteration are held together, in the loop's order.
 func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text string, keys []ssa.Value) {
+	if fa.a.skipSQL(fa.position(queue.Pos()), text) {
+		return
+	}
 	an := lockmodel.Analyze(text)
 	for _, eff := range an.Effects {
 		if eff.Kind != lockmodel.Acquire || !eff.Lock.Waits() || eff.Rows.Unordered() || constantKey(eff) ||

@@ -95,6 +95,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 	idx := 0
 	statements := 0
 	for ti, text := range texts {
+		if fa.a.skipSQL(fa.position(site.Pos()), text) {
+			continue
+		}
 		an := lockmodel.Analyze(text)
 		if an.Err != nil {
 			fa.a.debugf("%s: skipping SQL that does not parse: %v", fa.position(site.Pos()), an.Err)
@@ -136,9 +139,14 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 				// order of its FROM list) and holds each until it ends,
 				// even in autocommit mode.
 				fa.request(ev, st, append(slices.Clone(unitHeld), stmtHeld...))
+				if w := eff.Lock.Wait; w == lockmodel.Try || w == lockmodel.NoWait {
+					fa.tries[ev] = tryRef{site: site, use: eff.Try, column: eff.Column, wait: w}
+				}
 				switch {
 				case fa.events[ev].Hold != HoldNone:
-					st.hold(ev, true)
+					// A try-lock is surely held only where its result was
+					// tested true (tryBranch).
+					st.hold(ev, eff.Lock.Wait != lockmodel.Try)
 				case statements > 1 || len(texts) > 1:
 					unitHeld = append(unitHeld, ev)
 				default:
@@ -197,6 +205,7 @@ func (fa *fnAnalysis) newEvent(key eventKey, site ssa.Instruction, h Handle, eff
 		Lock: lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Stmt: stmt,
 		Path: []lockgraph.Frame{fa.frame(site.Pos(), eff.Verb+" "+where)},
 		Rows: fa.rowInfo(eff, keys),
+		Try:  l.Wait == lockmodel.Try,
 	}
 	ev.Hold = fa.holdOf(ev, st)
 	return fa.addEvent(key, ev, site)
@@ -438,7 +447,7 @@ func (fa *fnAnalysis) gates(h, w int, st *state) []lockgraph.Lock {
 	var out []lockgraph.Lock
 	for g := range fa.mustAt[h] {
 		e := fa.events[g]
-		if g == h || g == w || !st.must[g] || !e.Lock.Waits || e.Hold == HoldNone {
+		if g == h || g == w || !st.must[g] || !e.Lock.Waits && !e.Try || e.Hold == HoldNone {
 			continue
 		}
 		l := e.Lock

@@ -109,6 +109,10 @@ type Script struct {
 	// Needs lists what the database must hold before the script runs,
 	// such as the rows a foreign-key check or a cascade locks.
 	Needs []string
+	// Setup lists the CREATE OR REPLACE statements of the functions,
+	// procedures and triggers of the schema that the sessions' statements
+	// run (lockmodel.Definitions): run once before the sessions start.
+	Setup []string
 }
 
 // Build returns the reproducer of a cycle. relFile shortens file names for
@@ -182,6 +186,14 @@ func Build(c *lockgraph.Cycle, relFile func(string) string) *Script {
 			}
 			if need != "" && !slices.Contains(sc.Needs, need) {
 				sc.Needs = append(sc.Needs, need)
+			}
+		}
+		for _, q := range []string{heldSQL, wantSQL} {
+			// The schema's functions and triggers the statements run.
+			for _, def := range lockmodel.Definitions(q) {
+				if !slices.Contains(sc.Setup, def) {
+					sc.Setup = append(sc.Setup, def)
+				}
 			}
 		}
 		if heldSQL == "" {

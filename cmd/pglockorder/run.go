@@ -71,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
 		useCache = fs.Bool("cache", true, "reuse the results of a previous run on unchanged code (PGLOCKORDER_CACHE=off or a directory)")
 		reproOut = fs.Bool("repro", false, reproUsage)
-		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates")
+		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates (default: the module's migrations, found in their conventional places; none: no schema)")
 		// User-declared rules (analyzer/userrules.go).
 		sinks     = fs.String("sinks", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the SQL text of argument N on their receiver")
 		txrunners = fs.String("txrunners", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the callback in argument N inside a transaction they open")
@@ -148,6 +148,23 @@ Flags:
 	}
 	if len(pkgs) == 0 {
 		fmt.Fprintf(stderr, "pglockorder: no packages match %s\n", strings.Join(patterns, " "))
+		return exitError
+	}
+	// Without -schema, the migrations the module keeps (schema.go).
+	if *schema == "" {
+		v, err := autoSchema(pkgs)
+		if err == nil {
+			err = analyzer.Analyzer.Flags.Set("schema", v)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+			return exitError
+		}
+	}
+	// The dialect of packages whose binaries link only other databases'
+	// drivers (dialect.go); part of the cache key, as a flag.
+	if err := analyzer.Analyzer.Flags.Set("linked-dialects", linkedDialects(pkgs)); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitError
 	}
 	loaded := time.Since(start)
@@ -267,6 +284,12 @@ Flags:
 		}
 		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
 			len(pkgs), loaded.Round(time.Millisecond), how, analysed.Round(time.Millisecond), results.EdgeCount, len(cycles))
+
+		for _, src := range schemaSources() {
+			fmt.Fprintf(stderr, "pglockorder: schema: %s\n", src)
+		}
+		// SQL of other dialects, skipped (analyzer/dialect.go).
+		fmt.Fprint(stderr, prefixLines("pglockorder: ", analyzer.TakeDialectReport().String()))
 	}
 	if err := g.write(stdout, findings); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
