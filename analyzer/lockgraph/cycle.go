@@ -535,21 +535,40 @@ func inCycle(steps []*Edge, class Class) bool {
 	return false
 }
 
-// Gated reports whether the paths of a cycle are serialised by a common
-// gate: a lock that every step surely holds from before its first lock until
-// its second is requested, taken in modes that conflict pairwise (for one
-// step, with itself: the same path run twice). Whichever path takes the gate
-// first, the others wait for it before they take anything of the cycle, so
-// they cannot deadlock on it. An advisory key unknown before run time counts
-// as one gate when the same SQL site takes it on every path: the usual
-// "lock the tenant first" guard.
+// Gated reports whether the paths of a cycle cannot all be in their
+// critical sections at once, so that PostgreSQL serialises them before
+// they can deadlock: two of its steps each surely hold, from before their
+// first lock until their second is requested, locks that conflict with each
+// other (a gate that every path takes first, such as an advisory lock or a
+// parent row; or TRUNCATE's ACCESS EXCLUSIVE on one path against the ROW
+// SHARE of a SELECT ... FOR UPDATE on the same table on the other). A
+// deadlock needs every step to hold its first lock while it waits: one pair
+// that excludes each other is enough. For one step (the same path run
+// twice), a gate that conflicts with itself. An advisory key unknown before
+// run time counts as one lock when the same SQL site takes it on every
+// path: the usual "lock the tenant first" guard.
 func Gated(steps []*Edge) bool {
-	if len(steps) == 0 {
-		return false
+	if len(steps) == 1 {
+		return slices.ContainsFunc(steps[0].Gates, func(g Lock) bool { return lockmodel.ModesConflict(g.Mode, g.Mode) })
 	}
-	for _, g := range steps[0].Gates {
-		if gatesAll(steps, g) {
-			return true
+	for i, a := range steps {
+		for _, b := range steps[i+1:] {
+			if excludes(a.Gates, b.Gates) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// excludes reports whether a lock of a conflicts with a lock of b: two paths
+// holding them cannot run at once.
+func excludes(a, b []Lock) bool {
+	for _, g := range a {
+		for _, h := range b {
+			if g.Class == h.Class && lockmodel.ModesConflict(g.Mode, h.Mode) {
+				return true
+			}
 		}
 	}
 	return false
