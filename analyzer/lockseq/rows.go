@@ -63,6 +63,10 @@ type RowFinding struct {
 	Loop string
 	// Func is the function the finding is in.
 	Func string
+	// event is the index of the finding's lock request among the
+	// function's events, -1 for a statement queued in a batch; first is
+	// that of the first lock of a CallerOrder finding, -1 otherwise.
+	event, first int
 }
 
 // OrderedLock is a blocking lock of several rows of one table in a defined
@@ -327,12 +331,41 @@ func (fa *fnAnalysis) vetoRows(rule RowRule, pos token.Pos, class lockgraph.Clas
 func (fa *fnAnalysis) flushRows() {
 	for _, f := range fa.rowCands {
 		k := rowKey(f.Rule, fa.position(f.Pos), f.Lock.Class)
-		if fa.rowVeto[k] || fa.a.rowSeen[k] {
+		if fa.rowVeto[k] || fa.a.rowSeen[k] || fa.underGate(f) {
 			continue
 		}
 		fa.a.rowSeen[k] = true
 		fa.a.Rows = append(fa.a.Rows, f)
 	}
+}
+
+// underGate reports whether, on every path to a row finding's lock request,
+// the function surely holds a guard: an advisory lock (on a constant key,
+// or a key known only at run time, which as for cycles counts as the usual
+// per-tenant guard), LOCK TABLE in a mode that excludes itself, or a row
+// with a constant key. Two executions of the function then take the guard
+// first and run one after the other, so the order in which each locks its
+// rows cannot deadlock them. The locks of the finding itself are no guard;
+// nor is a row keyed by a caller's value, which two executions may choose
+// differently.
+func (fa *fnAnalysis) underGate(f RowFinding) bool {
+	if f.event < 0 {
+		return false
+	}
+	for g := range fa.mustAt[f.event] {
+		e := fa.events[g]
+		if g == f.event || g == f.first || e.Hold == HoldNone || !e.Lock.Waits && !e.Try ||
+			e.Lock.Class.Concrete() == f.Lock.Class.Concrete() || !lockmodel.ModesConflict(e.Lock.Mode, e.Lock.Mode) {
+			continue
+		}
+		switch c := e.Lock.Class; {
+		case c.IsAdvisory(), c.IsTable():
+			return true
+		case c.IsRow() && e.Rows.KeyColumn != "" && e.Rows.KeyParam == 0 && !e.Rows.Multi:
+			return true
+		}
+	}
+	return false
 }
 
 // rowKey identifies a row finding.
@@ -380,7 +413,7 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 			fa.vetoRows(UnorderedRows, site.Pos(), e.Lock.Class)
 			return
 		}
-		fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path})
+		fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, event: ev, first: -1})
 		return
 	}
 	if !held || constantKey(eff) {
@@ -391,7 +424,7 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 		vals = keys[p-1 : p]
 	}
 	if over, ok := fa.inUnorderedLoop(site, e, vals); ok {
-		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, Loop: over})
+		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, Loop: over, event: ev, first: -1})
 	}
 }
 
@@ -417,7 +450,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 				fa.vetoRows(UnorderedRows, site.Pos(), out.Lock.Class)
 				return
 			}
-			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path})
+			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, event: i, first: -1})
 		}
 		return
 	}
@@ -432,7 +465,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 		return
 	}
 	if over, ok := fa.inUnorderedLoop(site, out, vals[n:n+1]); ok {
-		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, Loop: over})
+		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, Loop: over, event: i, first: -1})
 	}
 }
 
@@ -480,7 +513,7 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 	}
 	fa.reportRows(RowFinding{
 		Rule: CallerOrder, Pos: fa.eventPos[w], Lock: W.Lock, Rows: W.Rows,
-		Path: W.Path, First: H.Path, Keys: [2]string{fa.keyName(kh), fa.keyName(kw)},
+		Path: W.Path, First: H.Path, Keys: [2]string{fa.keyName(kh), fa.keyName(kw)}, event: w, first: h,
 	})
 }
 
@@ -594,7 +627,8 @@ func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text st
 		}
 		fa.reportRows(RowFinding{
 			Rule: LoopOrder, Pos: queue.Pos(), Lock: lock, Loop: over,
-			Path: []lockgraph.Frame{fa.frame(queue.Pos(), eff.Verb+" queued in a batch (one implicit transaction)")},
+			Path:  []lockgraph.Frame{fa.frame(queue.Pos(), eff.Verb+" queued in a batch (one implicit transaction)")},
+			event: -1, first: -1,
 		})
 	}
 }
