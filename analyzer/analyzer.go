@@ -150,6 +150,11 @@ type Result struct {
 	// whole-program driver to match its own findings against (set with
 	// -wholeprogram only).
 	Ignores []Ignore
+	// Skipped is the SQL not analysed (not parsed, built at run time),
+	// which the whole-program driver counts at the end of the run.
+	Skipped []lockseq.Skip
+	// Locked are the classes of the locks the package requests.
+	Locked []string
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -180,7 +185,6 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 			return nil
 		},
-		Debugf: debugf(pass),
 	})
 	for _, fn := range sourceFuncs(pass, pkg) {
 		an.Summary(fn)
@@ -203,6 +207,10 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 
 	res.Edges = an.Edges
+	res.Skipped, res.Locked = an.Skipped, sortedSet(an.Locked) // SQL not analysed, lock names (debug.go)
+	if !deferred {
+		debugSkipped(pass, an.Skipped)
+	}
 	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
 		return nil, err
 	}

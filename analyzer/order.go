@@ -2,10 +2,14 @@ package analyzer
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/token"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,22 +58,46 @@ type configDoc struct {
 	Order []string `yaml:"order"`
 }
 
+// configKeys are the keys configDoc knows, for the error about another.
+var configKeys = []string{"order"}
+
 // ParseDeclaredOrder reads a declared order. The decoding is strict: an
 // unknown key, a duplicate name or an empty list is an error, because a
 // gate whose configuration is silently half-read checks less than it says.
 func ParseDeclaredOrder(file string, data []byte) (*DeclaredOrder, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var doc configDoc
-	if err := dec.Decode(&doc); err != nil {
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty; want an order: list", file)
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	var more configDoc
+	var more yaml.Node
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: want one YAML document", file)
+	}
+	// Unknown keys are named in the file's terms, with their line (the
+	// decoder's own error names a Go type).
+	if len(root.Content) == 1 && root.Content[0].Kind == yaml.MappingNode {
+		m := root.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if k := m.Content[i]; !slices.Contains(configKeys, k.Value) {
+				hint := ""
+				if c := closest(k.Value, configKeys); c != "" {
+					hint = fmt.Sprintf(" (did you mean %q?)", c)
+				}
+				return nil, fmt.Errorf("%s:%d: unknown key %q%s; the known keys are: %s", file, k.Line, k.Value, hint, strings.Join(configKeys, ", "))
+			}
+		}
+	}
+	var doc configDoc
+	if err := root.Decode(&doc); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%s: %s; want order: followed by a list of names", file, strings.Join(te.Errors, "; "))
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(doc.Order) == 0 {
 		return nil, fmt.Errorf("%s: the order: list is empty", file)
@@ -139,23 +167,37 @@ type orderEntry struct {
 }
 
 // declaredOrder returns the order that applies to the pass's package, or
-// nil when there is none.
+// nil when there is none. An error in the file is returned to one package
+// of the run only: every package of a module reads the same file, and a
+// per-package driver would print the same error once per package.
 func declaredOrder(pass *analysis.Pass) (*DeclaredOrder, error) {
 	root := ""
 	if len(pass.Files) > 0 {
 		root = moduleRoot(filepath.Dir(pass.Fset.File(pass.Files[0].Pos()).Name()))
 	}
+	o, file, err := DeclaredOrderAt(root)
+	if err != nil && !firstToReport(file) {
+		// Another package of this run reports it (and fails the run).
+		return nil, nil
+	}
+	return o, err
+}
+
+// DeclaredOrderAt returns the declared order that applies to the packages
+// of the module rooted at root ("" when unknown), or nil when there is
+// none, and the file it is (or would be) read from.
+func DeclaredOrderAt(root string) (*DeclaredOrder, string, error) {
 	file, explicit := configPath, configPath != ""
 	if !explicit {
 		if root == "" {
-			return nil, nil
+			return nil, "", nil
 		}
 		file = filepath.Join(root, ConfigFile)
 	} else if !filepath.IsAbs(file) && root != "" {
 		file = filepath.Join(root, file)
 	}
 	if e, ok := orders.Load(file); ok {
-		return e.(orderEntry).order, e.(orderEntry).err
+		return e.(orderEntry).order, file, e.(orderEntry).err
 	}
 	var e orderEntry
 	data, err := os.ReadFile(file)
@@ -166,7 +208,118 @@ func declaredOrder(pass *analysis.Pass) (*DeclaredOrder, error) {
 		e.err = fmt.Errorf("reading the declared lock order: %w", err)
 	}
 	orders.Store(file, e)
-	return e.order, e.err
+	return e.order, file, e.err
+}
+
+// reported holds the configuration files whose error this process has
+// reported.
+var reported sync.Map
+
+// firstToReport reports whether the error of a configuration file is
+// reported here: by the first package of this process (the command and
+// golangci-lint analyse every package in one process) and, under go vet,
+// which runs one process per package, by the first process of the go
+// command's run. go vet gives each process a configuration file in its
+// run's own work directory ($WORK/b001/vet.cfg): a marker created there
+// exclusively elects one process, and goes away with the directory.
+func firstToReport(file string) bool {
+	if _, dup := reported.LoadOrStore(file, true); dup {
+		return false
+	}
+	work := vetWorkDir(os.Args[1:])
+	if work == "" {
+		return true
+	}
+	sum := sha256.Sum256([]byte(file))
+	marker := filepath.Join(work, "pglockorder-config-"+hex.EncodeToString(sum[:8]))
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return false
+	}
+	if err == nil {
+		_ = f.Close() // an empty marker: nothing to lose
+	}
+	// Any other failure reports the error here: twice is better than never.
+	return true
+}
+
+// vetWorkDir returns the go command's work directory when go vet runs
+// this process (its last argument is $WORK/bNNN/vet.cfg), or "".
+func vetWorkDir(args []string) string {
+	if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".cfg") {
+		return ""
+	}
+	work := filepath.Dir(filepath.Dir(args[len(args)-1]))
+	if !strings.HasPrefix(filepath.Base(work), "go-build") {
+		return ""
+	}
+	return work
+}
+
+// Unlocked is a name of a declared order that no analysed code locks.
+type Unlocked struct {
+	Name string
+	// Closest is the most similar name the code does lock, or "".
+	Closest string
+}
+
+// UnlockedNames returns the names of the order that none of the lock
+// classes locked names: a misspelt table in the order checks nothing.
+func (o *DeclaredOrder) UnlockedNames(locked []string) []Unlocked {
+	have := map[string]bool{}
+	for _, c := range locked {
+		if n := OrderName(c); n != "" {
+			have[n] = true
+		}
+	}
+	names := slices.Sorted(maps.Keys(have))
+	var out []Unlocked
+	for _, n := range o.Order {
+		if !have[n] {
+			out = append(out, Unlocked{Name: n, Closest: nearest(n, names, math.MaxInt)})
+		}
+	}
+	return out
+}
+
+// closest returns the candidate nearest to name by edit distance, if it is
+// near enough to be a misspelling (at most a third of the name's length
+// changed), or "".
+func closest(name string, candidates []string) string {
+	return nearest(name, candidates, len(name)/3+1)
+}
+
+// nearest returns the candidate nearest to name by edit distance, closer
+// than limit, or "".
+func nearest(name string, candidates []string, limit int) string {
+	best, bestD := "", limit
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // checkDeclaredOrder reports, at the request, every lock the package's own

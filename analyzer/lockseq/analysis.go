@@ -1,7 +1,6 @@
 package lockseq
 
 import (
-	"fmt"
 	"go/token"
 	"go/types"
 
@@ -22,8 +21,6 @@ type Env struct {
 	// ImportSummary returns the summary of a function of another package,
 	// or nil.
 	ImportSummary func(*types.Func) *Summary
-	// Debugf, if set, receives messages about SQL that was skipped.
-	Debugf func(format string, args ...any)
 }
 
 // Leak is a session advisory lock taken on a pool: the unlock may run on
@@ -60,9 +57,15 @@ type Analysis struct {
 	// defined order, for the order-mismatch rule.
 	Ordered []OrderedLock
 
+	// Skipped lists the SQL that was not analysed (skip.go).
+	Skipped []Skip
+	// Locked holds the class of every lock the package's SQL requests,
+	// for a driver to check the names of a declared order against.
+	Locked map[string]bool
+
 	rowSeen map[string]bool
 
-	debugSeen map[string]bool
+	skipSeen map[string]bool
 	// impls caches the implementations of interface methods (dispatch.go).
 	impls map[string][]*ssa.Function
 }
@@ -75,7 +78,8 @@ func New(env Env) *Analysis {
 		inProgress: map[*ssa.Function]bool{},
 		EdgePos:    map[*lockgraph.Edge]token.Pos{},
 		TempTables: map[string]bool{},
-		debugSeen:  map[string]bool{},
+		skipSeen:   map[string]bool{},
+		Locked:     map[string]bool{},
 		rowSeen:    map[string]bool{},
 	}
 }
@@ -110,18 +114,4 @@ func (a *Analysis) summaryOf(fn *ssa.Function) *Summary {
 		return a.env.ImportSummary(obj)
 	}
 	return nil
-}
-
-func (a *Analysis) debugf(format string, args ...any) {
-	if a.env.Debugf == nil {
-		return
-	}
-	// The same site is seen on every round of the fixpoint and for every
-	// alternative text: say it once.
-	msg := fmt.Sprintf(format, args...)
-	if a.debugSeen[msg] {
-		return
-	}
-	a.debugSeen[msg] = true
-	a.env.Debugf("%s", msg)
 }

@@ -365,8 +365,8 @@ func TestBaseline(t *testing.T) {
 	if out, stderr, code := runTool(t, dir, bin, "-baseline="+base, "./..."); code != exitClean || out != "" || !strings.Contains(stderr, "1 finding(s) of the baseline") {
 		t.Errorf("-baseline after the fix: exit %d, output %q\n%s", code, out, stderr)
 	}
-	if _, stderr, code := runTool(t, dir, bin, "-baseline="+filepath.Join(dir, "missing.json"), "./..."); code != exitError {
-		t.Errorf("a missing baseline: exit %d, want %d\n%s", code, exitError, stderr)
+	if _, stderr, code := runTool(t, dir, bin, "-baseline="+filepath.Join(dir, "missing.json"), "./..."); code != exitUsage {
+		t.Errorf("a missing baseline: exit %d, want %d\n%s", code, exitUsage, stderr)
 	}
 }
 
@@ -442,7 +442,7 @@ func TestDeclaredOrderVet(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, code = runTool(t, dir, bin, "-config="+other, "./store")
-	if code != exitError || !strings.Contains(stderr, "field extra not found") {
+	if code != exitUsage || !strings.Contains(stderr, `unknown key "extra"`) {
 		t.Errorf("malformed config: exit %d\n%s", code, stderr)
 	}
 }
