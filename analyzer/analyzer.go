@@ -78,11 +78,11 @@ var Categories = []string{
 // silently disable nothing).
 func CheckSettings() error {
 	if maxCycle < 2 || maxCycle > 12 {
-		return fmt.Errorf("pglockorder: maxcycle must be between 2 and 12, not %d", maxCycle)
+		return fmt.Errorf("maxcycle must be between 2 and 12, not %d", maxCycle)
 	}
 	for c := range strings.SplitSeq(disable, ",") {
 		if c = strings.TrimSpace(c); c != "" && !slices.Contains(Categories, c) {
-			return fmt.Errorf("pglockorder: disable: unknown category %q (known: %s)", c, strings.Join(Categories, ", "))
+			return fmt.Errorf("disable: unknown category %q (known: %s)", c, strings.Join(Categories, ", "))
 		}
 	}
 	return nil
@@ -208,6 +208,7 @@ func run(pass *analysis.Pass) (any, error) {
 
 	res.Edges = an.Edges
 	res.Skipped, res.Locked = an.Skipped, sortedSet(an.Locked) // SQL not analysed, lock names (debug.go)
+	ignores.mayBeRemote(an.Edges, an.Ordered)                  // stale only where no other driver's finding lands (suppress.go)
 	if !deferred {
 		debugSkipped(pass, an.Skipped)
 	}

@@ -3,9 +3,13 @@ package analyzer
 import (
 	"fmt"
 	"go/token"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 )
 
 // CategoryIgnore is the category of a malformed or stale
@@ -44,6 +48,12 @@ type ignores struct {
 	report func(analysis.Diagnostic)
 	list   []*Ignore
 	pos    []token.Pos
+	// remote holds, by file and line, where a finding could be reported
+	// that a per-package driver may not see: the anchor of a lock-order
+	// edge (a cycle whose other paths are in packages this one does not
+	// import) and an ordered multi-row lock (a row-order mismatch with
+	// such a package).
+	remote map[string]map[int]bool
 }
 
 // withIgnores returns a copy of pass whose Report drops the diagnostics an
@@ -81,9 +91,66 @@ func withIgnores(pass *analysis.Pass) (*analysis.Pass, *ignores) {
 	return &filtered, ig
 }
 
+// mayBeRemote records where the package's edges and ordered locks are: a
+// finding anchored there may involve packages outside this package's
+// imports, which only the whole-program command sees.
+func (ig *ignores) mayBeRemote(edges []*lockgraph.Edge, ordered []lockseq.OrderedLock) {
+	ig.remote = map[string]map[int]bool{}
+	add := func(posn string) {
+		file, line, ok := fileLine(posn)
+		if !ok {
+			return
+		}
+		if ig.remote[file] == nil {
+			ig.remote[file] = map[int]bool{}
+		}
+		ig.remote[file][line] = true
+	}
+	for _, e := range edges {
+		add(e.Anchor())
+	}
+	for _, o := range ordered {
+		add(o.Pos)
+	}
+}
+
+// seenElsewhere reports whether the directive covers a line where a
+// finding that this driver cannot see may be reported.
+func (ig *ignores) seenElsewhere(x *Ignore) bool {
+	lines := ig.remote[x.File]
+	return lines[x.Line] || lines[x.Line+1]
+}
+
+// fileLine splits "file:line:col" (file names may contain colons).
+func fileLine(posn string) (string, int, bool) {
+	rest, _, ok := cutLast(posn)
+	if !ok {
+		return "", 0, false
+	}
+	file, line, ok := cutLast(rest)
+	if !ok {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(line)
+	return file, n, err == nil
+}
+
+func cutLast(s string) (before, after string, ok bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
 // finish reports the directives without a reason and, unless a
 // whole-program driver matches its own findings against them (it gets
-// them in res), those that suppressed nothing.
+// them in res), those that suppressed nothing. A per-package driver (go
+// vet, golangci-lint) sees a cycle only when the package imports the
+// packages of its other paths: it reports a directive as stale only where
+// no finding it cannot see could be reported, so that one directive
+// satisfies every driver; the whole-program command, which sees every
+// finding, reports every stale directive.
 func (ig *ignores) finish(res *Result) {
 	for i, x := range ig.list {
 		if x.Reason == "" {
@@ -95,7 +162,7 @@ func (ig *ignores) finish(res *Result) {
 			res.Ignores = append(res.Ignores, *x)
 			continue
 		}
-		if !x.Used {
+		if !x.Used && !ig.seenElsewhere(x) {
 			ig.report(analysis.Diagnostic{Pos: ig.pos[i], Category: CategoryIgnore, Message: UnusedIgnoreMessage(x.Reason)})
 		}
 	}
