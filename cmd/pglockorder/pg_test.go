@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -400,9 +401,11 @@ func TestReproScriptsWithPsql(t *testing.T) {
 				for name, v := range bindAll(sc, given) {
 					cmd.Env = append(cmd.Env, name+"="+v)
 				}
+				// Exit status 3 and a last line say the deadlock happened.
 				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("cycle %d: sh: %v\n%s", i+1, err, out)
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != 3 || !strings.HasSuffix(string(out), "reproduced: yes (deadlock detected (40P01))\n") {
+					t.Fatalf("cycle %d: sh: %v, want exit status 3 and reproduced: yes\n%s", i+1, err, out)
 				}
 				if n := strings.Count(string(out), "ERROR:  deadlock detected"); n != 1 || sc.Expect != repro.Deadlock {
 					t.Errorf("cycle %d (%s): %d deadlock errors, want 1 (%v)\n%s", i+1, sc.Title, n, sc.Expect, out)
