@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/pglockorder/pglockorder/internal/testenv"
 	"net/url"
 	"os"
 	"testing"
@@ -30,8 +31,8 @@ func DSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv(EnvDSN)
 	if dsn == "" {
-		t.Skipf("%s is not set: this test needs a PostgreSQL server. Run .ci/run (it starts one on 127.0.0.1), "+
-			"or set %s=postgres://USER@HOST:PORT/DB?sslmode=disable for a superuser of a server you may create databases on", EnvDSN, EnvDSN)
+		testenv.Skip(t, "a PostgreSQL server ("+EnvDSN+")", fmt.Sprintf("run bash .ci/run (it starts one on 127.0.0.1), "+
+			"or set %s=postgres://USER@HOST:PORT/DB?sslmode=disable for a superuser of a server you may create databases on", EnvDSN))
 	}
 	return dsn
 }

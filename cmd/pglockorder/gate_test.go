@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"github.com/pglockorder/pglockorder/internal/testenv"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -180,7 +182,7 @@ func sarifSchema(t *testing.T) *jsonschema.Schema {
 	}
 	file := filepath.Join(mod.Dir, "report", "sarif", "testdata", "sarif-schema-2.1.0.json")
 	if _, statErr := os.Stat(file); err != nil || mod.Dir == "" || statErr != nil {
-		t.Skipf("the SARIF 2.1.0 schema comes with the gosec module: run `cd testdata/golangci && go mod download` (as .ci/run does) (%v)", err)
+		testenv.Skip(t, "the SARIF 2.1.0 schema", fmt.Sprintf("it comes with the gosec module: run `cd testdata/golangci && go mod download` (as .ci/run does) (%v)", err))
 	}
 	f, err := os.Open(file)
 	if err != nil {
@@ -453,7 +455,7 @@ func TestGraphRenders(t *testing.T) {
 	bin := buildTool(t)
 	dotBin, err := exec.LookPath("dot")
 	if err != nil {
-		t.Skip("Graphviz's dot is not installed: apt-get install graphviz (.ci/run does)")
+		testenv.Skip(t, "Graphviz (dot)", "apt-get install graphviz (.ci/run does)")
 	}
 	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "corpus"))
 	if err != nil {
@@ -543,7 +545,7 @@ func TestColorOnTerminal(t *testing.T) {
 	bin := buildTool(t)
 	script, err := exec.LookPath("script")
 	if err != nil {
-		t.Skip("needs script(1) from util-linux to run the command on a terminal")
+		testenv.Skip(t, "script(1) from util-linux", "it runs the command on a terminal; apt-get install util-linux")
 	}
 	for _, tc := range []struct {
 		noColor bool

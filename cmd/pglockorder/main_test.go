@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pglockorder/pglockorder/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := testenv.Main(m) // prints what was skipped
 	_ = os.RemoveAll(cacheDir)
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)

@@ -22,6 +22,7 @@ import (
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/pgtest"
 	"github.com/pglockorder/pglockorder/analyzer/repro"
+	"github.com/pglockorder/pglockorder/internal/testenv"
 )
 
 // findCycles runs the whole-program analysis of s, as run does with
@@ -369,7 +370,7 @@ func TestReproScriptsWithPsql(t *testing.T) {
 		t.Skip("runs psql for seconds; skipped with -short")
 	}
 	if _, err := exec.LookPath("psql"); err != nil {
-		t.Skip("psql is not installed (.ci/run installs it with PostgreSQL)")
+		testenv.Skip(t, "psql", ".ci/run installs it with PostgreSQL")
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
