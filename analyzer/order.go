@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/token"
@@ -167,20 +168,23 @@ type orderEntry struct {
 }
 
 // declaredOrder returns the order that applies to the pass's package, or
-// nil when there is none. An error in the file is returned to one package
-// of the run only: every package of a module reads the same file, and a
-// per-package driver would print the same error once per package.
+// nil when there is none. Every package of a module reads the same file: an
+// error in it is printed in full for one package of the run only (see
+// reportAs), not once per package.
 func declaredOrder(pass *analysis.Pass) (*DeclaredOrder, error) {
 	root := ""
 	if len(pass.Files) > 0 {
 		root = moduleRoot(filepath.Dir(pass.Fset.File(pass.Files[0].Pos()).Name()))
 	}
 	o, file, err := DeclaredOrderAt(root)
-	if err != nil && !firstToReport(file) {
-		// Another package of this run reports it (and fails the run).
+	if err == nil {
+		return o, nil
+	}
+	if !reportHere(file) {
+		// Another package of the run prints the error and fails it.
 		return nil, nil
 	}
-	return o, err
+	return nil, err
 }
 
 // DeclaredOrderAt returns the declared order that applies to the packages
@@ -215,20 +219,25 @@ func DeclaredOrderAt(root string) (*DeclaredOrder, string, error) {
 // reported.
 var reported sync.Map
 
-// firstToReport reports whether the error of a configuration file is
-// reported here: by the first package of this process (the command and
-// golangci-lint analyse every package in one process) and, under go vet,
-// which runs one process per package, by the first process of the go
-// command's run. go vet gives each process a configuration file in its
-// run's own work directory ($WORK/b001/vet.cfg): a marker created there
-// exclusively elects one process, and goes away with the directory.
-func firstToReport(file string) bool {
-	if _, dup := reported.LoadOrStore(file, true); dup {
-		return false
-	}
-	work := vetWorkDir(os.Args[1:])
-	if work == "" {
+// reportHere reports whether this package reports the error of a
+// configuration file. The command and golangci-lint analyse every package
+// in one process: the first reports it, and the run fails. go vet runs one
+// process per package: it gives each a configuration file in its run's own
+// work directory ($WORK/b001/vet.cfg), and a marker created there
+// exclusively elects the one that reports it; the marker goes away with
+// the directory. The others pass silently: go vet caches only successes,
+// so the elected package runs again, and fails again, on the next go vet
+// run. A process that computes only facts for its importers (VetxOnly)
+// prints no errors: it always fails with the error, so that its success is
+// never cached for the package it stands for.
+func reportHere(file string) bool {
+	work, vetxOnly := vetRun(os.Args[1:])
+	switch {
+	case vetxOnly:
 		return true
+	case work == "":
+		_, dup := reported.LoadOrStore(file, true)
+		return !dup
 	}
 	sum := sha256.Sum256([]byte(file))
 	marker := filepath.Join(work, "pglockorder-config-"+hex.EncodeToString(sum[:8]))
@@ -239,21 +248,31 @@ func firstToReport(file string) bool {
 	if err == nil {
 		_ = f.Close() // an empty marker: nothing to lose
 	}
-	// Any other failure reports the error here: twice is better than never.
+	// Any other failure prints the error here: twice is better than never.
 	return true
 }
 
-// vetWorkDir returns the go command's work directory when go vet runs
-// this process (its last argument is $WORK/bNNN/vet.cfg), or "".
-func vetWorkDir(args []string) string {
+// vetRun returns, when go vet runs this process (its last argument is
+// $WORK/bNNN/vet.cfg), the go command's work directory and whether the
+// process computes facts only; "" otherwise.
+func vetRun(args []string) (work string, vetxOnly bool) {
 	if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".cfg") {
-		return ""
+		return "", false
 	}
-	work := filepath.Dir(filepath.Dir(args[len(args)-1]))
+	cfg := args[len(args)-1]
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		return "", false
+	}
+	var c struct{ VetxOnly bool }
+	if json.Unmarshal(data, &c) != nil {
+		return "", false
+	}
+	work = filepath.Dir(filepath.Dir(cfg))
 	if !strings.HasPrefix(filepath.Base(work), "go-build") {
-		return ""
+		work = ""
 	}
-	return work
+	return work, c.VetxOnly
 }
 
 // Unlocked is a name of a declared order that no analysed code locks.

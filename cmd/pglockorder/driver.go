@@ -135,7 +135,7 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts map[factKey]analys
 	u = &unit{pkg: p}
 	defer func() {
 		if r := recover(); r != nil {
-			u.err = fmt.Errorf("internal error analysing %s: %v\n%s", p.PkgPath, r, debug.Stack())
+			u.err = fmt.Errorf("%w analysing %s: %v\n%s", errInternal, p.PkgPath, r, debug.Stack())
 		}
 	}()
 	pass := &analysis.Pass{

@@ -55,6 +55,10 @@ func goListError(cfg *packages.Config, patterns []string) string {
 	return strings.TrimSpace(stderr.String() + stdout.String())
 }
 
+// errInternal marks a panic of the analyzer, turned into an error for its
+// package.
+var errInternal = errors.New("internal error")
+
 // leftOut is a package the run could not analyse.
 type leftOut struct {
 	// Pkg is the package's import path.
@@ -170,7 +174,11 @@ func unitsLeftOut(failed map[*packages.Package]error) []leftOut {
 		} else {
 			msg := failed[p].Error()
 			l.Err, _, _ = strings.Cut(msg, "\n")
-			l.More = max(0, strings.Count(strings.TrimSpace(msg), "\n"))
+			if !errors.Is(failed[p], errInternal) {
+				// Type errors, one a line; a panic's stack is not
+				// more errors.
+				l.More = strings.Count(strings.TrimSpace(msg), "\n")
+			}
 		}
 		out = append(out, l)
 	}

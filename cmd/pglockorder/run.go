@@ -118,8 +118,10 @@ Flags:
 		"txrunners":    *txrunners,
 	} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
+			// A -schema that cannot be read is the user's input, as a
+			// -config or -baseline file is.
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-			return exitError
+			return exitUsage
 		}
 	}
 	if err := analyzer.CheckSettings(); err != nil {
@@ -174,6 +176,11 @@ Flags:
 		results = &cachedResults{}
 		for _, u := range analyze(analyzer.Analyzer, pkgs) {
 			if u.err != nil {
+				if errors.Is(u.err, errInternal) {
+					// The stack is for a bug report; the summary
+					// names the package with its first line.
+					fmt.Fprintf(stderr, "pglockorder: %s: %v\n", u.pkg.PkgPath, u.err)
+				}
 				unitErrs[u.pkg] = u.err
 				failed = true
 				continue
