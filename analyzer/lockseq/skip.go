@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // SkipReason says why SQL the analysis found was not turned into locks.
@@ -46,7 +47,7 @@ func (s Skip) String() string {
 	case SkipUnparsable:
 		return fmt.Sprintf("%s: skipping SQL that does not parse: %s", s.Posn, s.Detail)
 	case SkipRuntime:
-		return fmt.Sprintf("%s: some query text here is built at run time and was not analysed", s.Posn)
+		return s.Posn + ": some query text here is built at run time and was not analysed"
 	}
 	if s.Detail != "" {
 		return fmt.Sprintf("%s: SQL skipped (%s): %s", s.Posn, s.Reason, s.Detail)
@@ -109,9 +110,5 @@ func joinList(parts []string) string {
 	case 1:
 		return parts[0]
 	}
-	out := parts[0]
-	for _, p := range parts[1 : len(parts)-1] {
-		out += ", " + p
-	}
-	return out + " and " + parts[len(parts)-1]
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

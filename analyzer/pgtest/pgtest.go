@@ -12,13 +12,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/pglockorder/pglockorder/internal/testenv"
 	"net/url"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pglockorder/pglockorder/internal/testenv"
 )
 
 // EnvDSN names the environment variable that holds the server's connection

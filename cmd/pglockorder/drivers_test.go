@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pglockorder/pglockorder/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/pglockorder/pglockorder/internal/testenv"
 )
 
 // golangciEnv enables the tests that build golangci-lint with the plugin

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/pglockorder/pglockorder/internal/testenv"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/pglockorder/pglockorder/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the reporters")
