@@ -127,6 +127,19 @@ func partition(pkgs []*packages.Package) (ok []*packages.Package, out []leftOut)
 	return ok, out
 }
 
+// patternErrors returns the errors of the pseudo-packages go list reports
+// for a pattern that matches no package (a directory that does not
+// exist): they are not packages to leave out.
+func patternErrors(pkgs []*packages.Package) []string {
+	var out []string
+	for _, p := range pkgs {
+		if p.Name == "" && len(p.GoFiles)+len(p.CompiledGoFiles)+len(p.OtherFiles) == 0 && len(p.Imports) == 0 {
+			out = append(out, packageErrors(p)...)
+		}
+	}
+	return out
+}
+
 // synthesized reports whether p is the test main package the go command
 // generates: its failures are those of the package it tests.
 func synthesized(p *packages.Package) bool {
@@ -210,8 +223,8 @@ func failedImport(p *packages.Package, failed map[*packages.Package]error) *pack
 }
 
 // printLeftOut prints the one summary of the packages left out: each with
-// its first error, and what the exit status will say.
-func printLeftOut(w io.Writer, out []leftOut, analysed int, partial bool) {
+// its first error, and, unless quiet, what the exit status will say.
+func printLeftOut(w io.Writer, out []leftOut, analysed int, quiet bool) {
 	if len(out) == 0 {
 		return
 	}
@@ -219,8 +232,8 @@ func printLeftOut(w io.Writer, out []leftOut, analysed int, partial bool) {
 	for _, l := range out {
 		fmt.Fprintf(w, "\t%s\n", l)
 	}
-	if !partial {
-		fmt.Fprintln(w, "pglockorder: without findings the exit status is 1 while packages are left out; -partial accepts a partial analysis")
+	if !quiet {
+		fmt.Fprintln(w, "pglockorder: the exit status is 1 while packages are left out; -partial accepts a partial analysis")
 	}
 }
 

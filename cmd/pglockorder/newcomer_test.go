@@ -349,4 +349,11 @@ func TestPartialAnalysis(t *testing.T) {
 	if _, stderr, code := runTool(t, dir, bin, "-partial", "./..."); code != exitClean || !strings.Contains(stderr, "example.com/gate/broken: ") {
 		t.Errorf("-partial: exit %d, want %d and the summary\n%s", code, exitClean, stderr)
 	}
+	// -partial accepts packages that do not build, not a pattern that
+	// names none, nor a run that analyses nothing.
+	for _, args := range [][]string{{"-partial", "./no/such/dir/...", "./store"}, {"-partial", "./broken", "./user"}} {
+		if _, stderr, code := runTool(t, dir, bin, args...); code != exitError {
+			t.Errorf("%v: exit %d, want %d\n%s", args, code, exitError, stderr)
+		}
+	}
 }

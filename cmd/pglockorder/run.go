@@ -152,9 +152,22 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitUsage
 	}
+	if errs := patternErrors(pkgs); len(errs) > 0 {
+		// A pattern that names no package is a mistake on the command
+		// line, which -partial does not accept.
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "pglockorder: %s\n", e)
+		}
+		return exitError
+	}
 	// A package that does not load costs itself and its importers only.
 	all := pkgs
 	pkgs, left := partition(pkgs)
+	if len(pkgs) == 0 {
+		printLeftOut(stderr, left, 0, true)
+		fmt.Fprintln(stderr, "pglockorder: no package could be analysed")
+		return exitError
+	}
 	loaded := time.Since(start)
 
 	var (
@@ -297,7 +310,7 @@ Flags:
 		}
 	}
 	printSkipped(stderr, results.Skipped, *debug, rel)
-	printLeftOut(stderr, left, analysedCount(pkgs, left), *partial)
+	printLeftOut(stderr, left, analysedCount(pkgs, left), *partial || len(findings) > 0)
 	return exitStatus(len(findings), len(left), *partial)
 }
 
