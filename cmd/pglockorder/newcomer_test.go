@@ -303,11 +303,7 @@ func TestIgnoreCrossPackage(t *testing.T) {
 // 0 with -partial.
 func TestPartialAnalysis(t *testing.T) {
 	bin := buildTool(t)
-	dir := copyModule(t, gateModule(t))
-	writeFiles(t, dir, map[string]string{
-		"broken/broken.go": "// Package broken does not type-check.\npackage broken\n\n// X is not an int.\nvar X int = \"s\"\n",
-		"user/user.go":     "// Package user imports the broken package.\npackage user\n\nimport \"example.com/gate/broken\"\n\n// Y is X.\nvar Y = broken.X\n",
-	})
+	dir := partialModule(t)
 	const (
 		summary = "pglockorder: 2 package(s) left out of the analysis (they do not load or type-check); the 2 other(s) were analysed:\n" +
 			"\texample.com/gate/broken: broken/broken.go:5:13: cannot use \"s\" (untyped string constant) as int value in variable declaration\n" +
@@ -316,28 +312,6 @@ func TestPartialAnalysis(t *testing.T) {
 	stdout, stderr, code := runTool(t, dir, bin, "./...")
 	if code != exitFindings || !strings.Contains(stdout, "api/api.go:21:29: lock-order inversion") || !strings.Contains(stderr, summary) {
 		t.Fatalf("exit %d, want %d, the inversion and the summary\n%s\n%s", code, exitFindings, stdout, stderr)
-	}
-	sarif, _, _ := runTool(t, dir, bin, "-format=sarif", "./...")
-	var log struct {
-		Runs []struct {
-			Invocations []struct {
-				ExecutionSuccessful        bool
-				ToolExecutionNotifications []struct {
-					Level   string
-					Message struct{ Text string }
-				}
-			}
-			Results []json.RawMessage
-		}
-	}
-	if err := json.Unmarshal([]byte(sarif), &log); err != nil || len(log.Runs) != 1 || len(log.Runs[0].Invocations) != 1 {
-		t.Fatalf("SARIF: %v\n%s", err, sarif)
-	}
-	inv := log.Runs[0].Invocations[0]
-	if inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 2 || len(log.Runs[0].Results) != 1 ||
-		!strings.Contains(inv.ToolExecutionNotifications[0].Message.Text, "example.com/gate/broken: broken/broken.go:5:13") ||
-		inv.ToolExecutionNotifications[1].Level != "error" {
-		t.Errorf("SARIF invocation %+v, %d results", inv, len(log.Runs[0].Results))
 	}
 	// Without the inversion: 1, or 0 when a partial analysis is accepted.
 	if err := os.RemoveAll(filepath.Join(dir, "api")); err != nil {
@@ -355,5 +329,46 @@ func TestPartialAnalysis(t *testing.T) {
 		if _, stderr, code := runTool(t, dir, bin, args...); code != exitError {
 			t.Errorf("%v: exit %d, want %d\n%s", args, code, exitError, stderr)
 		}
+	}
+}
+
+// partialModule is the gate module with a package that does not
+// type-check and one that imports it.
+func partialModule(t *testing.T) string {
+	t.Helper()
+	dir := copyModule(t, gateModule(t))
+	writeFiles(t, dir, map[string]string{
+		"broken/broken.go": "// Package broken does not type-check.\npackage broken\n\n// X is not an int.\nvar X int = \"s\"\n",
+		"user/user.go":     "// Package user imports the broken package.\npackage user\n\nimport \"example.com/gate/broken\"\n\n// Y is X.\nvar Y = broken.X\n",
+	})
+	return dir
+}
+
+// TestSARIFLeftOut checks the SARIF of a partial analysis against the
+// schema: the run's invocation is not successful and has one error
+// notification per package left out; the inversion is still a result.
+func TestSARIFLeftOut(t *testing.T) {
+	schema := sarifSchema(t)
+	bin := buildTool(t)
+	log := sarifOf(t, schema, bin, partialModule(t), "./...")
+	if len(log.Runs) != 1 || len(log.Runs[0].Invocations) != 1 || len(log.Runs[0].Results) != 1 {
+		t.Fatalf("want one run with one invocation and one result: %+v", log)
+	}
+	inv := log.Runs[0].Invocations[0]
+	if inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 2 {
+		t.Fatalf("invocation %+v, want unsuccessful with two notifications", inv)
+	}
+	for i, want := range []string{
+		"package left out of the analysis: example.com/gate/broken: broken/broken.go:5:13: cannot use",
+		"package left out of the analysis: example.com/gate/user: imports example.com/gate/broken, which was left out",
+	} {
+		n := inv.ToolExecutionNotifications[i]
+		if n.Level != "error" || !strings.HasPrefix(n.Message.Text, want) || n.Descriptor == nil || n.Descriptor.ID != packageLeftOut {
+			t.Errorf("notification %d = %+v, want an error starting %q", i, n, want)
+		}
+	}
+	clean := sarifOf(t, schema, bin, gateModule(t), "./...")
+	if inv := clean.Runs[0].Invocations; len(inv) != 1 || !inv[0].ExecutionSuccessful || len(inv[0].ToolExecutionNotifications) != 0 {
+		t.Errorf("a complete run's invocations: %+v", inv)
 	}
 }
