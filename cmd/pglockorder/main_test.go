@@ -174,7 +174,7 @@ func TestLoadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code := runTool(t, dir, bin, "./...")
-	if code != exitError || !strings.Contains(errOut, "broken: b.go:3:13: cannot use") || !strings.Contains(errOut, "no package could be analysed") {
+	if code != exitError || !strings.Contains(errOut, "b.go:3:13: cannot use") || !strings.Contains(errOut, "no package could be analysed") {
 		t.Fatalf("exit code %d, stderr %q; want %d and a load error", code, errOut, exitError)
 	}
 }
