@@ -81,11 +81,11 @@ var Categories = category.IDs()
 // silently disable nothing).
 func CheckSettings() error {
 	if maxCycle < 2 || maxCycle > 12 {
-		return fmt.Errorf("pglockorder: maxcycle must be between 2 and 12, not %d", maxCycle)
+		return fmt.Errorf("maxcycle must be between 2 and 12, not %d", maxCycle)
 	}
 	for c := range strings.SplitSeq(disable, ",") {
 		if c = strings.TrimSpace(c); c != "" && !slices.Contains(Categories, c) {
-			return fmt.Errorf("pglockorder: disable: unknown category %q (known: %s)", c, strings.Join(Categories, ", "))
+			return fmt.Errorf("disable: unknown category %q (known: %s)", c, strings.Join(Categories, ", "))
 		}
 	}
 	return nil
@@ -166,6 +166,12 @@ type Result struct {
 	// whole-program driver to match its own findings against (set with
 	// -wholeprogram only).
 	Ignores []Ignore
+	// Skipped is the SQL not analysed (not parsed, built at run time),
+	// which the whole-program driver counts at the end of the run.
+	Skipped []lockseq.Skip
+	// Locked are the names a declared order can give the locks the
+	// package requests (see OrderName), sorted.
+	Locked []string
 }
 
 // run analyses one package. A panic inside the analysis (a bug of
@@ -220,7 +226,6 @@ func analyze(pass *analysis.Pass) (any, error) {
 			}
 			return nil
 		},
-		Debugf:  debugf(pass),
 		SkipSQL: configured(pass), // dialects and schema from the config (dialect.go)
 	})
 	for _, fn := range sourceFuncs(pass, pkg) {
@@ -246,6 +251,11 @@ func analyze(pass *analysis.Pass) (any, error) {
 	}
 
 	res.Edges = an.Edges
+	res.Skipped, res.Locked = an.Skipped, orderNames(an.Locked) // SQL not analysed, lock names (debug.go)
+	ignores.mayBeRemote(an.Edges, an.Ordered)                  // stale only where no other driver's finding lands (suppress.go)
+	if !deferred {
+		debugSkipped(pass, an.Skipped)
+	}
 	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
 		return nil, err
 	}

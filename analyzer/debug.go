@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 )
 
 // debugOut receives -debug messages.
@@ -24,4 +26,15 @@ func debugFactSize(pass *analysis.Pass, info *PackageInfo) {
 		return
 	}
 	debugf(pass)("package fact: %d edges, %d bytes", len(info.Edges), buf.Len())
+}
+
+// debugSkipped prints, with -debug, the SQL of the package that was not
+// analysed. The whole-program command prints the run's list itself.
+func debugSkipped(pass *analysis.Pass, skips []lockseq.Skip) {
+	if !debugMode {
+		return
+	}
+	for _, s := range skips {
+		debugf(pass)("%s", s)
+	}
 }

@@ -2,10 +2,15 @@ package analyzer
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/token"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,6 +64,9 @@ type configDoc struct {
 	Schema   *string           `yaml:"schema"`
 }
 
+// configKeys are the keys configDoc knows, for the error about another.
+var configKeys = []string{"order", "dialects", "schema"}
+
 // Config is the configuration file: the declared lock order, the dialects
 // of packages that talk to other databases, and where the schema is.
 type Config struct {
@@ -95,17 +103,38 @@ func ParseDeclaredOrder(file string, data []byte) (*DeclaredOrder, error) {
 // schema), and what it says must be well formed.
 func ParseConfig(file string, data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var doc configDoc
-	if err := dec.Decode(&doc); err != nil {
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty; want an order: list", file)
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	var more configDoc
+	var more yaml.Node
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: want one YAML document", file)
+	}
+	// Unknown keys are named in the file's terms, with their line (the
+	// decoder's own error names a Go type).
+	if len(root.Content) == 1 && root.Content[0].Kind == yaml.MappingNode {
+		m := root.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if k := m.Content[i]; !slices.Contains(configKeys, k.Value) {
+				hint := ""
+				if c := closest(k.Value, configKeys); c != "" {
+					hint = fmt.Sprintf(" (did you mean %q?)", c)
+				}
+				return nil, fmt.Errorf("%s:%d: unknown key %q%s; the known keys are: %s", file, k.Line, k.Value, hint, strings.Join(configKeys, ", "))
+			}
+		}
+	}
+	var doc configDoc
+	if err := root.Decode(&doc); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%s: %s; want order: followed by a list of names", file, strings.Join(te.Errors, "; "))
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	c := &Config{File: file}
 	if doc.Schema != nil {
@@ -208,33 +237,55 @@ func declaredOrder(pass *analysis.Pass) (*DeclaredOrder, error) {
 }
 
 // passConfig returns the configuration that applies to the pass's package
-// (the config flag, or ConfigFile at its module's root), or nil.
+// (the config flag, or ConfigFile at its module's root), or nil. Every
+// package of a module reads the same file: an error in it is printed in
+// full for one package of the run only (see reportHere), not once per
+// package.
 func passConfig(pass *analysis.Pass) (*Config, error) {
 	root := ""
 	if len(pass.Files) > 0 {
 		root = moduleRoot(filepath.Dir(pass.Fset.File(pass.Files[0].Pos()).Name()))
 	}
-	return configAt(root)
+	c, file, err := configAt(root)
+	if err != nil && !reportHere(file) {
+		// Another package of the run prints the error and fails it.
+		return nil, nil
+	}
+	return c, err
 }
 
 // ModuleConfig returns the configuration for the module rooted at root
 // (the config flag, or ConfigFile there), or nil when there is none.
-func ModuleConfig(root string) (*Config, error) { return configAt(root) }
+func ModuleConfig(root string) (*Config, error) {
+	c, _, err := configAt(root)
+	return c, err
+}
+
+// DeclaredOrderAt returns the declared order that applies to the packages
+// of the module rooted at root ("" when unknown), or nil when there is
+// none, and the file it is (or would be) read from.
+func DeclaredOrderAt(root string) (*DeclaredOrder, string, error) {
+	c, file, err := configAt(root)
+	if c == nil || err != nil {
+		return nil, file, err
+	}
+	return c.Order, file, nil
+}
 
 // configAt returns the configuration for a package of the module rooted at
-// root, or nil.
-func configAt(root string) (*Config, error) {
+// root, or nil, and the file it is (or would be) read from.
+func configAt(root string) (*Config, string, error) {
 	file, explicit := configPath, configPath != ""
 	if !explicit {
 		if root == "" {
-			return nil, nil
+			return nil, "", nil
 		}
 		file = filepath.Join(root, ConfigFile)
 	} else if !filepath.IsAbs(file) && root != "" {
 		file = filepath.Join(root, file)
 	}
 	if e, ok := configs.Load(file); ok {
-		return e.(configEntry).config, e.(configEntry).err
+		return e.(configEntry).config, file, e.(configEntry).err
 	}
 	var e configEntry
 	data, err := os.ReadFile(file)
@@ -245,7 +296,7 @@ func configAt(root string) (*Config, error) {
 		e.err = fmt.Errorf("reading the configuration: %w", err)
 	}
 	configs.Store(file, e)
-	return e.config, e.err
+	return e.config, file, e.err
 }
 
 // checkDeclaredOrder reports, at the request, every lock the package's own
@@ -293,4 +344,140 @@ func (o *DeclaredOrder) message(e *lockgraph.Edge) string {
 	return fmt.Sprintf("declared lock order violated: %s requests %s while holding %s%s; the declared order (%s) "+
 		"puts %s before %s: %s", e.Func, e.Wanted, e.Held, taken, moduleRelative(o.File), wanted, held,
 		strings.Join(o.Order, " < "))
+}
+
+// reported holds the configuration files whose error this process has
+// reported.
+var reported sync.Map
+
+// reportHere reports whether this package reports the error of a
+// configuration file. The command and golangci-lint analyse every package
+// in one process: the first reports it, and the run fails. go vet runs one
+// process per package: it gives each a configuration file in its run's own
+// work directory ($WORK/b001/vet.cfg), and a marker created there
+// exclusively elects the one that reports it; the marker goes away with
+// the directory. The others pass silently: go vet caches only successes,
+// so the elected package runs again, and fails again, on the next go vet
+// run. A process that computes only facts for its importers (VetxOnly)
+// prints no errors: it always fails with the error, so that its success is
+// never cached for the package it stands for.
+func reportHere(file string) bool {
+	work, vetxOnly := vetRun(os.Args[1:])
+	switch {
+	case vetxOnly:
+		return true
+	case work == "":
+		_, dup := reported.LoadOrStore(file, true)
+		return !dup
+	}
+	sum := sha256.Sum256([]byte(file))
+	marker := filepath.Join(work, "pglockorder-config-"+hex.EncodeToString(sum[:8]))
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return false
+	}
+	if err == nil {
+		_ = f.Close() // an empty marker: nothing to lose
+	}
+	// Any other failure prints the error here: twice is better than never.
+	return true
+}
+
+// vetRun returns, when go vet runs this process (its last argument is
+// $WORK/bNNN/vet.cfg), the go command's work directory and whether the
+// process computes facts only; "" otherwise.
+func vetRun(args []string) (work string, vetxOnly bool) {
+	if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".cfg") {
+		return "", false
+	}
+	cfg := args[len(args)-1]
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		return "", false
+	}
+	var c struct{ VetxOnly bool }
+	if json.Unmarshal(data, &c) != nil {
+		return "", false
+	}
+	work = filepath.Dir(filepath.Dir(cfg))
+	if !strings.HasPrefix(filepath.Base(work), "go-build") {
+		work = ""
+	}
+	return work, c.VetxOnly
+}
+
+// Unlocked is a name of a declared order that no analysed code locks.
+type Unlocked struct {
+	Name string
+	// Closest is the most similar name the code does lock, or "".
+	Closest string
+}
+
+// UnlockedNames returns the names of the order that none of the lock
+// classes locked names: a misspelt table in the order checks nothing.
+func (o *DeclaredOrder) UnlockedNames(locked []string) []Unlocked {
+	have := map[string]bool{}
+	for _, n := range locked {
+		have[n] = true
+	}
+	names := slices.Sorted(maps.Keys(have))
+	var out []Unlocked
+	for _, n := range o.Order {
+		if !have[n] {
+			out = append(out, Unlocked{Name: n, Closest: nearest(n, names, math.MaxInt)})
+		}
+	}
+	return out
+}
+
+// orderNames returns the names a declared order gives the classes (see
+// OrderName), sorted, without repeats.
+func orderNames(classes map[lockgraph.Class]bool) []string {
+	names := map[string]bool{}
+	for c := range classes {
+		if n := OrderName(c); n != "" {
+			names[n] = true
+		}
+	}
+	return sortedSet(names)
+}
+
+// closest returns the candidate nearest to name by edit distance, if it is
+// near enough to be a misspelling (at most a third of the name's length
+// changed), or "".
+func closest(name string, candidates []string) string {
+	return nearest(name, candidates, len(name)/3+1)
+}
+
+// nearest returns the candidate nearest to name by edit distance, closer
+// than limit, or "".
+func nearest(name string, candidates []string, limit int) string {
+	best, bestD := "", limit
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

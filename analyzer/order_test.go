@@ -24,8 +24,8 @@ func TestParseDeclaredOrder(t *testing.T) {
 		want                []string
 	}{
 		{name: "tables and keys", text: "order:\n  - accounts\n  - ledger\n  - \"advisory:(7)\"\n", want: []string{"accounts", "ledger", "advisory:(7)"}},
-		{name: "unknown key", text: "order: [a, b]\nstrict: true\n", wantErr: "field strict not found"},
-		{name: "misspelt list", text: "orders: [a, b]\n", wantErr: "field orders not found"},
+		{name: "unknown key", text: "order: [a, b]\nstrict: true\n", wantErr: `x.yaml:2: unknown key "strict"; the known keys are: order`},
+		{name: "misspelt list", text: "orders: [a, b]\n", wantErr: `x.yaml:1: unknown key "orders" (did you mean "order"?)`},
 		{name: "empty file", text: "", wantErr: "empty"},
 		{name: "empty list", text: "order: []\n", wantErr: "the order: list is empty"},
 		{name: "duplicate", text: "order: [a, b, a]\n", wantErr: `"a" is listed twice`},

@@ -8,6 +8,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/pglockorder/pglockorder/analyzer/category"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 )
 
 // CategoryIgnore is the category of a malformed or stale
@@ -46,6 +48,12 @@ type ignores struct {
 	report func(analysis.Diagnostic)
 	list   []*Ignore
 	pos    []token.Pos
+	// remote holds, by file and line, where a finding could be reported
+	// that a per-package driver may not see: the anchor of a lock-order
+	// edge (a cycle whose other paths are in packages this one does not
+	// import) and an ordered multi-row lock (a row-order mismatch with
+	// such a package).
+	remote map[string]map[int]bool
 }
 
 // withIgnores returns a copy of pass whose Report drops the diagnostics an
@@ -83,9 +91,53 @@ func withIgnores(pass *analysis.Pass) (*analysis.Pass, *ignores) {
 	return &filtered, ig
 }
 
+// mayBeRemote records where the package's edges and ordered locks are: a
+// finding anchored there may involve packages outside this package's
+// imports, which only the whole-program command sees. Only edges that can
+// be a step of such a cycle count, so that a directive above the first
+// statement of a transaction is still stale for every driver.
+func (ig *ignores) mayBeRemote(edges []*lockgraph.Edge, ordered []lockseq.OrderedLock) {
+	ig.remote = map[string]map[int]bool{}
+	add := func(pos token.Position) {
+		if !pos.IsValid() {
+			return
+		}
+		if ig.remote[pos.Filename] == nil {
+			ig.remote[pos.Filename] = map[int]bool{}
+		}
+		ig.remote[pos.Filename][pos.Line] = true
+	}
+	for _, e := range edges {
+		// A cycle of several packages needs two different locks, the
+		// second of which waits; a lock and its own upgrade make a
+		// cycle this package sees alone, and the table locks plain DML
+		// takes (ROW EXCLUSIVE before the rows of one statement) order
+		// nothing.
+		if e.Held.Class != e.Wanted.Class && Ordered(e) {
+			add(e.Anchor())
+		}
+	}
+	for _, o := range ordered {
+		add(o.Pos)
+	}
+}
+
+// seenElsewhere reports whether the directive covers a line where a
+// finding that this driver cannot see may be reported.
+func (ig *ignores) seenElsewhere(x *Ignore) bool {
+	lines := ig.remote[x.File]
+	return lines[x.Line] || lines[x.Line+1]
+}
+
+
 // finish reports the directives without a reason and, unless a
 // whole-program driver matches its own findings against them (it gets
-// them in res), those that suppressed nothing.
+// them in res), those that suppressed nothing. A per-package driver (go
+// vet, golangci-lint) sees a cycle only when the package imports the
+// packages of its other paths: it reports a directive as stale only where
+// no finding it cannot see could be reported, so that one directive
+// satisfies every driver; the whole-program command, which sees every
+// finding, reports every stale directive.
 func (ig *ignores) finish(res *Result) {
 	for i, x := range ig.list {
 		if x.Reason == "" {
@@ -97,7 +149,7 @@ func (ig *ignores) finish(res *Result) {
 			res.Ignores = append(res.Ignores, *x)
 			continue
 		}
-		if !x.Used {
+		if !x.Used && !ig.seenElsewhere(x) {
 			ig.report(analysis.Diagnostic{Pos: ig.pos[i], Category: CategoryIgnore, Message: UnusedIgnoreMessage(x.Reason)})
 		}
 	}

@@ -26,7 +26,6 @@
 package golangci
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -80,6 +79,11 @@ func New(conf any) (register.LinterPlugin, error) {
 			return nil, fmt.Errorf("pglockorder settings: %s: %w", name, err)
 		}
 	}
+	// Checked here, once, rather than by the analyzer in every package,
+	// whose errors golangci-lint prefixes with the linter's name again.
+	if err := analyzer.CheckSettings(); err != nil {
+		return nil, fmt.Errorf("pglockorder settings: %w", err)
+	}
 	return plugin{}, nil
 }
 
@@ -117,8 +121,12 @@ func decode(conf any) (Settings, error) {
 		s[name] = v
 	}
 	if v, ok := s["maxcycle"]; ok {
-		if n, err := strconv.Atoi(v); err != nil || n < 2 || n > 12 {
-			return nil, errors.New("pglockorder settings: maxcycle must be between 2 and 12")
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("pglockorder settings: maxcycle: want a whole number from 2 to 12, not %q", v)
+		case n < 2 || n > 12:
+			return nil, fmt.Errorf("pglockorder settings: maxcycle must be between 2 and 12, not %d", n)
 		}
 	}
 	return s, nil

@@ -26,7 +26,8 @@ func TestDecode(t *testing.T) {
 		{name: "driver's flag", conf: map[string]any{"wholeprogram": true}, wantErr: `unknown setting "wholeprogram"`},
 		{name: "wrong type", conf: map[string]any{"config": map[string]any{"a": 1}}, wantErr: "want a string, a number"},
 		{name: "out of range", conf: map[string]any{"maxcycle": 40}, wantErr: "maxcycle must be between 2 and 12"},
-		{name: "not a number", conf: map[string]any{"maxcycle": "six"}, wantErr: "maxcycle must be between 2 and 12"},
+		{name: "not a number", conf: map[string]any{"maxcycle": "four"}, wantErr: `maxcycle: want a whole number from 2 to 12, not "four"`},
+		{name: "fraction", conf: map[string]any{"maxcycle": 4.5}, wantErr: `maxcycle: want a whole number from 2 to 12, not "4.5"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := decode(tc.conf)
@@ -70,5 +71,22 @@ func TestRegistered(t *testing.T) {
 	}
 	if _, err := newPlugin(map[string]any{"config": "x.yaml", "bogus": true}); err == nil {
 		t.Error("an unknown setting was accepted")
+	}
+}
+
+// TestSettingsErrorOnce checks that a bad setting is reported by the
+// plugin's constructor, once, with one prefix: golangci-lint adds the
+// linter's name to the errors of the analyzer itself.
+func TestSettingsErrorOnce(t *testing.T) {
+	f := analyzer.Analyzer.Flags.Lookup("disable")
+	old := f.Value.String()
+	t.Cleanup(func() { _ = f.Value.Set(old) })
+	_, err := New(map[string]any{"disable": "unordered-row-locks"})
+	const want = `pglockorder settings: disable: unknown category "unordered-row-locks" (known: `
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("New(disable: unordered-row-locks) = %v; want an error starting %q", err, want)
+	}
+	if strings.Count(err.Error(), "pglockorder") != 1 {
+		t.Errorf("the error names pglockorder more than once: %v", err)
 	}
 }

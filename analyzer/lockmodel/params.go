@@ -13,62 +13,141 @@ import (
 // statements share a variable only when they mean the same column. A
 // string that does not parse yields nil.
 func ParamColumns(sql string) map[int]string {
+	cols := ParamColumnsOf(sql)
+	if cols == nil {
+		return nil
+	}
+	out := make(map[int]string, len(cols))
+	for n, c := range cols {
+		out[n] = c.Name
+	}
+	return out
+}
+
+// Column is a parameter's column: its name as ParamColumns gives it, and
+// the table it belongs to when the statement says ("" when it does not:
+// an unqualified column of a join).
+type Column struct {
+	Table, Name string
+}
+
+// ParamColumnsOf is ParamColumns with each column's table: the table of
+// the statement or sub-select the comparison is in, so that "WHERE name =
+// $2" inside "(SELECT rate FROM plans WHERE name = $2)" is plans.name,
+// whatever table the outer statement updates.
+func ParamColumnsOf(sql string) map[int]Column {
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		return nil
 	}
-	out := map[int]string{}
+	out := map[int]Column{}
 	for _, raw := range tree.GetStmts() {
-		paramCols(raw.GetStmt().ProtoReflect().Interface(), out)
+		paramCols(raw.GetStmt().ProtoReflect().Interface(), out, paramScope{})
+	}
+	return out
+}
+
+// paramScope is the tables a column reference can name: by name or alias, and
+// the one an unqualified column belongs to when the FROM list has one
+// table.
+type paramScope struct {
+	byName map[string]string
+	only   string
+}
+
+// enter returns the scope inside a statement or sub-select with the
+// given tables (its target and FROM list); a statement without tables
+// (VALUES, a sub-select over a function) keeps the outer scope.
+func (sc paramScope) enter(tables []*pg_query.RangeVar) paramScope {
+	if len(tables) == 0 {
+		return sc
+	}
+	in := paramScope{byName: map[string]string{}}
+	for _, rv := range tables {
+		in.byName[rv.GetRelname()] = rv.GetRelname()
+		if a := rv.GetAlias().GetAliasname(); a != "" {
+			in.byName[a] = rv.GetRelname()
+		}
+	}
+	if len(tables) == 1 {
+		in.only = tables[0].GetRelname()
+	}
+	return in
+}
+
+// rangeVars returns the plain tables of a FROM list, joins included.
+func rangeVars(nodes []*pg_query.Node) []*pg_query.RangeVar {
+	var out []*pg_query.RangeVar
+	for _, n := range nodes {
+		switch {
+		case n.GetRangeVar() != nil:
+			out = append(out, n.GetRangeVar())
+		case n.GetJoinExpr() != nil:
+			j := n.GetJoinExpr()
+			out = append(out, rangeVars([]*pg_query.Node{j.GetLarg(), j.GetRarg()})...)
+		}
 	}
 	return out
 }
 
 // paramCols walks m and records the column of each parameter it meets.
-func paramCols(m proto.Message, out map[int]string) {
-	set := func(n *pg_query.Node, col string) {
-		if p := paramNumber(n); p > 0 && col != "" {
+func paramCols(m proto.Message, out map[int]Column, sc paramScope) {
+	set := func(n *pg_query.Node, col Column) {
+		if p := paramNumber(n); p > 0 && col.Name != "" {
 			if _, ok := out[p]; !ok {
 				out[p] = col
 			}
 		}
 	}
-	colName := func(n *pg_query.Node) string {
+	colOf := func(n *pg_query.Node) Column {
 		if tc := n.GetTypeCast(); tc != nil {
 			n = tc.GetArg()
 		}
 		cr := n.GetColumnRef()
 		if cr == nil {
-			return ""
+			return Column{}
 		}
 		f := cr.GetFields()
 		if len(f) == 0 {
-			return ""
+			return Column{}
 		}
-		return f[len(f)-1].GetString_().GetSval()
+		c := Column{Name: f[len(f)-1].GetString_().GetSval(), Table: sc.only}
+		if len(f) >= 2 {
+			c.Table = sc.byName[f[len(f)-2].GetString_().GetSval()]
+		}
+		return c
+	}
+	suffixed := func(c Column, suffix string) Column {
+		if c.Name != "" {
+			c.Name += suffix
+		}
+		return c
 	}
 	switch x := m.(type) {
+	case *pg_query.SelectStmt:
+		sc = sc.enter(rangeVars(x.GetFromClause()))
+	case *pg_query.DeleteStmt:
+		sc = sc.enter(append([]*pg_query.RangeVar{x.GetRelation()}, rangeVars(x.GetUsingClause())...))
 	case *pg_query.A_Expr:
 		switch x.GetKind() {
 		case pg_query.A_Expr_Kind_AEXPR_OP:
-			set(x.GetRexpr(), colName(x.GetLexpr()))
-			set(x.GetLexpr(), colName(x.GetRexpr()))
+			set(x.GetRexpr(), colOf(x.GetLexpr()))
+			set(x.GetLexpr(), colOf(x.GetRexpr()))
 		case pg_query.A_Expr_Kind_AEXPR_OP_ANY:
-			if c := colName(x.GetLexpr()); c != "" {
-				set(x.GetRexpr(), c+"_list")
-			}
+			set(x.GetRexpr(), suffixed(colOf(x.GetLexpr()), "_list"))
 		case pg_query.A_Expr_Kind_AEXPR_IN:
-			c := colName(x.GetLexpr())
+			c := colOf(x.GetLexpr())
 			for _, item := range x.GetRexpr().GetList().GetItems() {
 				set(item, c)
 			}
 		}
 	case *pg_query.UpdateStmt:
+		sc = sc.enter(append([]*pg_query.RangeVar{x.GetRelation()}, rangeVars(x.GetFromClause())...))
 		for _, t := range x.GetTargetList() {
 			rt := t.GetResTarget()
 			// The new value of a column is not the value that picks
 			// the row (SET id = $2 WHERE id = $1).
-			set(rt.GetVal(), rt.GetName()+"_new")
+			set(rt.GetVal(), Column{Table: x.GetRelation().GetRelname(), Name: rt.GetName() + "_new"})
 		}
 	case *pg_query.InsertStmt:
 		var cols []string
@@ -78,7 +157,7 @@ func paramCols(m proto.Message, out map[int]string) {
 		for _, row := range x.GetSelectStmt().GetSelectStmt().GetValuesLists() {
 			for i, v := range row.GetList().GetItems() {
 				if i < len(cols) {
-					set(v, cols[i])
+					set(v, Column{Table: x.GetRelation().GetRelname(), Name: cols[i]})
 				}
 			}
 		}
@@ -89,10 +168,10 @@ func paramCols(m proto.Message, out map[int]string) {
 		case fd.IsList() && fd.Message() != nil:
 			l := v.List()
 			for i := range l.Len() {
-				paramCols(l.Get(i).Message().Interface(), out)
+				paramCols(l.Get(i).Message().Interface(), out, sc)
 			}
 		case fd.Message() != nil && !fd.IsMap():
-			paramCols(v.Message().Interface(), out)
+			paramCols(v.Message().Interface(), out, sc)
 		}
 		return true
 	})

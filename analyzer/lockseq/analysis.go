@@ -1,7 +1,6 @@
 package lockseq
 
 import (
-	"fmt"
 	"go/token"
 	"go/types"
 
@@ -22,8 +21,6 @@ type Env struct {
 	// ImportSummary returns the summary of a function of another package,
 	// or nil.
 	ImportSummary func(*types.Func) *Summary
-	// Debugf, if set, receives messages about SQL that was skipped.
-	Debugf func(format string, args ...any)
 	// SkipSQL, if set, says why a SQL text is not to be analysed as
 	// PostgreSQL (another database's dialect), or "".
 	SkipSQL func(sql string) string
@@ -63,9 +60,15 @@ type Analysis struct {
 	// defined order, for the order-mismatch rule.
 	Ordered []OrderedLock
 
+	// Skipped lists the SQL that was not analysed (skip.go).
+	Skipped []Skip
+	// Locked holds the class of every lock the package's SQL requests,
+	// for a driver to check the names of a declared order against.
+	Locked map[lockgraph.Class]bool
+
 	rowSeen map[string]bool
 
-	debugSeen map[string]bool
+	skipSeen map[string]bool
 	// impls caches the implementations of interface methods (dispatch.go).
 	impls map[string][]*ssa.Function
 }
@@ -78,7 +81,8 @@ func New(env Env) *Analysis {
 		inProgress: map[*ssa.Function]bool{},
 		EdgePos:    map[*lockgraph.Edge]token.Pos{},
 		TempTables: map[string]bool{},
-		debugSeen:  map[string]bool{},
+		skipSeen:   map[string]bool{},
+		Locked:     map[lockgraph.Class]bool{},
 		rowSeen:    map[string]bool{},
 	}
 }
@@ -115,22 +119,8 @@ func (a *Analysis) summaryOf(fn *ssa.Function) *Summary {
 	return nil
 }
 
-func (a *Analysis) debugf(format string, args ...any) {
-	if a.env.Debugf == nil {
-		return
-	}
-	// The same site is seen on every round of the fixpoint and for every
-	// alternative text: say it once.
-	msg := fmt.Sprintf(format, args...)
-	if a.debugSeen[msg] {
-		return
-	}
-	a.debugSeen[msg] = true
-	a.env.Debugf("%s", msg)
-}
-
 // skipSQL reports whether text is not PostgreSQL and must not be analysed
-// (Env.SkipSQL), saying so under -debug.
+// (Env.SkipSQL), recording the skip with its reason.
 func (a *Analysis) skipSQL(pos, text string) bool {
 	if a.env.SkipSQL == nil {
 		return false
@@ -139,6 +129,6 @@ func (a *Analysis) skipSQL(pos, text string) bool {
 	if why == "" {
 		return false
 	}
-	a.debugf("%s: skipping SQL that is not PostgreSQL (%s)", pos, why)
+	a.skip(Skip{Reason: SkipDialect, Posn: pos, Detail: why})
 	return true
 }

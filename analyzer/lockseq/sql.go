@@ -25,7 +25,7 @@ func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Val
 		fa.addSink(p, h, params, batch, st)
 	}
 	if t.Unknown {
-		fa.a.debugf("%s: some query text here is built at run time and was not analysed", fa.position(site.Pos()))
+		fa.a.skip(Skip{Reason: SkipRuntime, Posn: fa.position(site.Pos())})
 	}
 	if len(t.SQL) == 0 {
 		return
@@ -100,7 +100,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 		}
 		an := lockmodel.Analyze(text)
 		if an.Err != nil {
-			fa.a.debugf("%s: skipping SQL that does not parse: %v", fa.position(site.Pos()), an.Err)
+			fa.a.skip(Skip{Reason: SkipUnparsable, Posn: fa.position(site.Pos()), Detail: an.Err.Error()})
 			continue
 		}
 		statements += an.Statements
@@ -201,6 +201,7 @@ func (fa *fnAnalysis) newEvent(key eventKey, site ssa.Instruction, h Handle, eff
 	case lockmodel.Advisory:
 		lock.Class = fa.advisoryClass(l, keys, site)
 	}
+	fa.a.Locked[lock.Class] = true
 	ev := &Event{
 		Lock: lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Stmt: stmt,
 		Path: []lockgraph.Frame{fa.frame(site.Pos(), eff.Verb+" "+where)},

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pglockorder/pglockorder/internal/testenv"
 )
 
 // EnvDSN names the environment variable that holds the server's connection
@@ -30,8 +32,8 @@ func DSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv(EnvDSN)
 	if dsn == "" {
-		t.Skipf("%s is not set: this test needs a PostgreSQL server. Run .ci/run (it starts one on 127.0.0.1), "+
-			"or set %s=postgres://USER@HOST:PORT/DB?sslmode=disable for a superuser of a server you may create databases on", EnvDSN, EnvDSN)
+		testenv.Skip(t, "a PostgreSQL server ("+EnvDSN+")", fmt.Sprintf("run bash .ci/run (it starts one on 127.0.0.1), "+
+			"or set %s=postgres://USER@HOST:PORT/DB?sslmode=disable for a superuser of a server you may create databases on", EnvDSN))
 	}
 	return dsn
 }

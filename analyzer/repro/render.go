@@ -56,6 +56,9 @@ func Render(w io.Writer, n int, sc *Script) error {
 	}
 	b.WriteString("step=${PGLOCKORDER_STEP:-1}       # seconds between turns\n")
 	b.WriteString("timeout=${PGLOCKORDER_TIMEOUT:-10} # lock_timeout in seconds: ends a hang\n")
+	b.WriteString("# Each session's output is kept to tell the outcome at the end.\n")
+	b.WriteString("out=$(mktemp -d \"${TMPDIR:-/tmp}/pglockorder-repro.XXXXXX\") || exit 1\n")
+	b.WriteString("trap 'rm -rf \"$out\"' EXIT\n")
 	var args strings.Builder
 	args.WriteString(`-X -q -v step="$step" -v timeout="$timeout"`)
 	for _, v := range sc.Vars {
@@ -68,7 +71,7 @@ func Render(w io.Writer, n int, sc *Script) error {
 	for i, s := range sc.Sessions {
 		// Query results go nowhere; errors and notices, the outcome, are
 		// shown prefixed by the session's name.
-		fmt.Fprintf(&b, "\npsql %s -o /dev/null <<'SQL' 2>&1 | sed 's/^/%s: /' &\n", args.String(), s.Name)
+		fmt.Fprintf(&b, "\npsql %s -o /dev/null <<'SQL' 2>&1 | tee \"$out/%s\" | sed 's/^/%s: /' &\n", args.String(), s.Name, s.Name)
 		fmt.Fprintf(&b, "\\set lt :timeout s\nSET application_name = '%s';\nSET lock_timeout = :'lt';\n", s.Name)
 		if s.Tx {
 			b.WriteString("BEGIN;\n")
@@ -96,9 +99,43 @@ func Render(w io.Writer, n int, sc *Script) error {
 		b.WriteString("SQL\n")
 	}
 	b.WriteString("\nwait\n")
+	writeVerdict(&b, sc.Expect)
 	_, err := io.WriteString(w, b.String())
 	if err != nil {
 		return fmt.Errorf("writing reproducer: %w", err)
 	}
 	return nil
+}
+
+// writeVerdict ends the script with its outcome, for people and scripts:
+// "reproduced: yes" and exit status 3 when the expected outcome was seen
+// (as pglockorder exits 3 on findings), "reproduced: no" and 0 when the
+// sessions ran without it, 1 when they failed otherwise (a connection, a
+// missing table).
+func writeVerdict(b *strings.Builder, e Expect) {
+	b.WriteString(`
+deadlocks=$(cat "$out"/* | grep -c 'deadlock detected')
+timeouts=$(cat "$out"/* | grep -c 'canceling statement due to lock timeout')
+failures=$(cat "$out"/* | grep -E 'ERROR:|FATAL:|psql: error' | grep -v -e 'deadlock detected' -e 'lock timeout' -e 'current transaction is aborted' | grep -c .)
+`)
+	var cond, what string
+	switch e {
+	case Deadlock:
+		cond, what = `[ "$deadlocks" -ge 1 ]`, "deadlock detected (40P01)"
+	case DeadlockSessionLock:
+		cond, what = `[ "$deadlocks" -ge 1 ] && [ "$timeouts" -ge 1 ]`, "deadlock detected (40P01), then a wait for the session advisory lock ended by lock_timeout (55P03)"
+	default:
+		cond, what = `[ "$deadlocks" -eq 0 ] && [ "$timeouts" -ge 1 ]`, "no deadlock error, a hang ended by lock_timeout (55P03)"
+	}
+	fmt.Fprintf(b, `if %s; then
+	echo "reproduced: yes (%s)"
+	exit 3
+fi
+if [ "$failures" -gt 0 ]; then
+	echo "reproduced: no (the sessions failed: see the errors above)"
+	exit 1
+fi
+echo "reproduced: no"
+exit 0
+`, cond, what)
 }

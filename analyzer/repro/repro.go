@@ -158,7 +158,7 @@ func Build(c *lockgraph.Cycle, relFile func(string) string) *Script {
 			}
 			return keys[class]
 		}
-		return placeholders(sql, prefix, advisoryArgs(sql, class), lockmodel.ParamColumns(sql), func(name, param string) {
+		return placeholders(sql, prefix, advisoryArgs(sql, class), lockmodel.ParamColumnsOf(sql), func(name, param string) {
 			if _, ok := vars[name]; !ok {
 				// "parameter 1", not "$1": the note is expanded by the
 				// shell in the script's guard.
@@ -326,18 +326,24 @@ func subject(name string) string {
 var paramRE = regexp.MustCompile(`\$([0-9]+)\b`)
 
 // placeholders replaces each $n of sql with its known value from known, or
-// else with :'<prefix>_<column>' when the parameter is compared with,
-// assigned to or inserted into a column (cols), or :'<prefix>_p<n>', and
-// reports each variable to add. Naming by column shares a variable between
-// two statements only when they mean the same column of the same table.
-func placeholders(sql string, prefix func() string, known map[string]string, cols map[int]string, add func(name, param string)) string {
+// else with :'<table>_<column>' when the parameter is compared with,
+// assigned to or inserted into a column (cols; the table is the column's
+// own when the statement says, a sub-select's table for instance, else
+// prefix), or :'<prefix>_p<n>', and reports each variable to add. Naming by
+// column shares a variable between two statements only when they mean the
+// same column of the same table.
+func placeholders(sql string, prefix func() string, known map[string]string, cols map[int]lockmodel.Column, add func(name, param string)) string {
 	return paramRE.ReplaceAllStringFunc(sql, func(m string) string {
 		if v, ok := known[m]; ok {
 			return v
 		}
 		name := prefix() + "_p" + m[1:]
-		if n, err := strconv.Atoi(m[1:]); err == nil && cols[n] != "" && identRE.MatchString(cols[n]) {
-			name = prefix() + "_" + strings.ToLower(cols[n])
+		if n, err := strconv.Atoi(m[1:]); err == nil && cols[n].Name != "" && identRE.MatchString(cols[n].Name) {
+			table := prefix()
+			if cols[n].Table != "" {
+				table = subject(cols[n].Table)
+			}
+			name = table + "_" + strings.ToLower(cols[n].Name)
 		}
 		add(name, m)
 		return ":'" + name + "'"

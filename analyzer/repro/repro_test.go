@@ -2,8 +2,10 @@ package repro_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -216,5 +218,68 @@ func TestBind(t *testing.T) {
 		if got := repro.Bind(tc.sql, tc.vals); got != tc.want {
 			t.Errorf("Bind(%q) = %q, want %q", tc.sql, got, tc.want)
 		}
+	}
+}
+
+// TestVerdict runs rendered scripts with a stand-in for psql that prints
+// what a server would say to session FAKE_<name>: the script's last line
+// and exit status say whether the expected outcome happened (3), did not
+// (0) or the sessions failed (1).
+func TestVerdict(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh")
+	}
+	bin := t.TempDir()
+	// The fake reads the session's SQL and prints the output configured
+	// for its application_name.
+	fake := "#!/bin/sh\nname=$(sed -n \"s/^SET application_name = '\\(.*\\)';$/\\1/p\")\neval \"printf '%b' \\\"\\$FAKE_$name\\\"\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "psql"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		deadlock = `psql:<stdin>:9: ERROR:  deadlock detected\nDETAIL:  Process 1 waits for ShareLock on transaction 2.\n`
+		timeout  = `psql:<stdin>:9: ERROR:  canceling statement due to lock timeout\n`
+		noTable  = `psql:<stdin>:7: ERROR:  relation "bins" does not exist\n`
+	)
+	for _, tc := range []struct {
+		cycle       string
+		s1, s2      string
+		wantCode    int
+		wantVerdict string
+	}{
+		{"inversion", deadlock, "", 3, "reproduced: yes (deadlock detected (40P01))"},
+		{"inversion", "", "", 0, "reproduced: no"},
+		{"inversion", noTable, noTable, 1, "reproduced: no (the sessions failed: see the errors above)"},
+		{"cross_connection", "", timeout, 3, "reproduced: yes (no deadlock error, a hang ended by lock_timeout (55P03))"},
+		{"cross_connection", deadlock, timeout, 0, "reproduced: no"},
+		{"session_advisory", deadlock, "", 0, "reproduced: no"},
+		{"session_advisory", deadlock, timeout, 3, "reproduced: yes (deadlock detected (40P01), then a wait for the session advisory lock ended by lock_timeout (55P03))"},
+	} {
+		t.Run(tc.cycle, func(t *testing.T) {
+			sc := repro.Build(cycles()[tc.cycle], rel)
+			var script bytes.Buffer
+			if err := repro.Render(&script, 1, sc); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("sh", "-s")
+			cmd.Stdin = &script
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "PGLOCKORDER_STEP=0", "PGLOCKORDER_TIMEOUT=0",
+				"FAKE_s1="+tc.s1, "FAKE_s2="+tc.s2)
+			for _, v := range sc.Vars {
+				cmd.Env = append(cmd.Env, v.Name+"=1")
+			}
+			out, err := cmd.CombinedOutput()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if code != tc.wantCode || lines[len(lines)-1] != tc.wantVerdict {
+				t.Errorf("exit %d, last line %q; want %d, %q\n%s", code, lines[len(lines)-1], tc.wantCode, tc.wantVerdict, out)
+			}
+		})
 	}
 }

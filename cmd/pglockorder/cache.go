@@ -66,6 +66,8 @@ type cachedResults struct {
 	Temps     []string
 	Findings  []cachedFinding
 	Ignores   []analyzer.Ignore
+	Skipped   []lockseq.Skip // SQL not analysed, counted at the end of the run
+	Locked    []string       // names of the locked classes, for the declared order's names
 	// Cycles and Truncated are the cycle search's result over Edges
 	// (the search depth is an analyzer flag, part of the key): on a big
 	// graph the search costs more than everything else on a cached run.

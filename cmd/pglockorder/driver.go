@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"go/types"
-	"io"
 	"os"
 	"reflect"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
@@ -137,7 +135,7 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts map[factKey]analys
 	u = &unit{pkg: p}
 	defer func() {
 		if r := recover(); r != nil {
-			u.err = fmt.Errorf("internal error analysing %s: %v\n%s", p.PkgPath, r, debug.Stack())
+			u.err = fmt.Errorf("%w analysing %s: %v\n%s", errInternal, p.PkgPath, r, debug.Stack())
 		}
 	}()
 	pass := &analysis.Pass{
@@ -193,31 +191,4 @@ func copyFact(fact, ptr analysis.Fact) bool {
 	}
 	reflect.ValueOf(ptr).Elem().Set(reflect.ValueOf(fact).Elem())
 	return true
-}
-
-// printErrors prints the errors of the loaded packages and their
-// dependencies once each (a package and its test variant share files, and
-// so their errors) and returns how many there were.
-func printErrors(w io.Writer, pkgs []*packages.Package) int {
-	seen := map[string]bool{}
-	var errs []string
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		typeErrors := slices.ContainsFunc(p.Errors, func(e packages.Error) bool { return e.Kind == packages.TypeError })
-		for _, err := range p.Errors {
-			// The go command's own report of a compile error repeats
-			// what the type checker says ("# pkg" and the same lines).
-			if typeErrors && err.Kind == packages.ListError && strings.HasPrefix(err.Msg, "# ") {
-				continue
-			}
-			msg := strings.TrimPrefix(err.Error(), "-: ")
-			if !seen[msg] {
-				seen[msg] = true
-				errs = append(errs, msg)
-			}
-		}
-	})
-	for _, e := range errs {
-		fmt.Fprintln(w, e)
-	}
-	return len(errs)
 }

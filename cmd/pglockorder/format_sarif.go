@@ -21,14 +21,16 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool    sarifTool     `json:"tool"`
-		Results []sarifResult `json:"results"`
+		Tool        sarifTool         `json:"tool"`
+		Invocations []sarifInvocation `json:"invocations,omitempty"` // sarif_run.go
+		Results     []sarifResult     `json:"results"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
 	}
 	sarifDriver struct {
 		Name           string      `json:"name"`
+		Version        string      `json:"version,omitempty"`
 		InformationURI string      `json:"informationUri"`
 		Rules          []sarifRule `json:"rules"`
 	}
@@ -94,13 +96,15 @@ const fingerprintKey = "pglockorder/v2"
 
 // writeSARIF prints findings as a SARIF 2.1.0 log, for GitHub code scanning
 // and other SARIF viewers. rel shows positions as the messages do.
-func writeSARIF(w io.Writer, findings []finding, rel func(string) string) error {
+func writeSARIF(w io.Writer, findings []finding, rel func(string) string, info runInfo) error {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
 			Name:           "pglockorder",
+			Version:        info.version,
 			InformationURI: analyzer.Analyzer.URL,
 		}},
-		Results: []sarifResult{},
+		Invocations: info.invocations(),
+		Results:     []sarifResult{},
 	}
 	index := map[string]int{}
 	addRule := func(c category.Category) {

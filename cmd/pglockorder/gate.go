@@ -32,6 +32,8 @@ type gate struct {
 	color bool
 	// rel shows a position as the messages do (set by apply).
 	rel func(string) string
+	// info describes the run for the formats that record it (SARIF).
+	info runInfo
 }
 
 // formats are the values of -format.
@@ -69,6 +71,13 @@ func (g *gate) check(jsonFlag bool, stdout io.Writer) error {
 		return errors.New("-graph and -suggest-order cannot be used together")
 	}
 	g.color = colorWanted(g.format, isTerminal(stdout), os.Getenv("NO_COLOR"))
+	if g.baseline != "" {
+		// Checked before the analysis, as -config is: a typo should not
+		// cost a whole run.
+		if _, err := os.Stat(g.baseline); err != nil {
+			return fmt.Errorf("-baseline: %w", err)
+		}
+	}
 	if g.config != "" {
 		// The analyzer resolves a relative file against each module's
 		// root; on the command line it means the working directory.
@@ -113,8 +122,9 @@ func (g *gate) apply(stdout, stderr io.Writer, findings []finding, graph *lockgr
 	if g.baseline != "" {
 		b, err := readBaselineFile(g.baseline)
 		if err != nil {
+			// The user's input, as a -config file is: a usage error.
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-			return nil, exitError, true
+			return nil, exitUsage, true
 		}
 		var known, gone int
 		findings, known, gone = b.filter(findings)
@@ -194,7 +204,7 @@ func (g *gate) write(w io.Writer, findings []finding) error {
 	case "json":
 		return printJSON(w, findings)
 	case "sarif":
-		return writeSARIF(w, findings, g.rel)
+		return writeSARIF(w, findings, g.rel, g.info)
 	case "github":
 		return writeGitHub(w, findings)
 	}

@@ -13,8 +13,14 @@
 //
 //	go vet -vettool=$(which pglockorder) ./...
 //
-// Exit status: 0 when nothing is found, 3 when findings are reported, 1 when
-// packages cannot be loaded or analysed, 2 for a usage error.
+// A package that does not load or type-check costs only itself and the
+// packages that import it; the others are analysed, and a summary names
+// the packages left out.
+//
+// Exit status: 0 when nothing is found, 3 when findings are reported, 1
+// when, without findings, packages were left out of the analysis (0 with
+// -partial), 2 for a usage error or a file named by the user (-config,
+// -baseline, -schema, .pglockorder.yaml) that is missing or malformed.
 package main
 
 import (

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/pgtest"
 	"github.com/pglockorder/pglockorder/analyzer/repro"
+	"github.com/pglockorder/pglockorder/internal/testenv"
 )
 
 // findCycles runs the whole-program analysis of s, as run does with
@@ -59,8 +61,8 @@ func findEdges(t *testing.T, s scenario) []*lockgraph.Edge {
 	if err != nil {
 		t.Fatalf("loading %s: %v", s.dir, err)
 	}
-	if n := printErrors(os.Stderr, pkgs); n > 0 {
-		t.Fatalf("%d errors loading %s", n, s.dir)
+	if _, left := partition(pkgs); len(left) > 0 {
+		t.Fatalf("packages of %s left out: %v", s.dir, left)
 	}
 	var edges []*lockgraph.Edge
 	temps := map[string]bool{}
@@ -379,7 +381,7 @@ func TestReproScriptsWithPsql(t *testing.T) {
 		t.Skip("runs psql for seconds; skipped with -short")
 	}
 	if _, err := exec.LookPath("psql"); err != nil {
-		t.Skip("psql is not installed (.ci/run installs it with PostgreSQL)")
+		testenv.Skip(t, "psql", ".ci/run installs it with PostgreSQL")
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -411,9 +413,11 @@ func TestReproScriptsWithPsql(t *testing.T) {
 				for name, v := range bindAll(sc, given) {
 					cmd.Env = append(cmd.Env, name+"="+v)
 				}
+				// Exit status 3 and a last line say the deadlock happened.
 				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("cycle %d: sh: %v\n%s", i+1, err, out)
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != 3 || !strings.HasSuffix(string(out), "reproduced: yes (deadlock detected (40P01))\n") {
+					t.Fatalf("cycle %d: sh: %v, want exit status 3 and reproduced: yes\n%s", i+1, err, out)
 				}
 				if n := strings.Count(string(out), "ERROR:  deadlock detected"); n != 1 || sc.Expect != repro.Deadlock {
 					t.Errorf("cycle %d (%s): %d deadlock errors, want 1 (%v)\n%s", i+1, sc.Title, n, sc.Expect, out)

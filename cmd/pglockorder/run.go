@@ -70,12 +70,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
 		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
 		useCache = fs.Bool("cache", true, "reuse the results of a previous run on unchanged code (PGLOCKORDER_CACHE=off or a directory)")
-		reproOut = fs.Bool("repro", false, reproUsage)
+		partial  = fs.Bool("partial", false, "accept a partial analysis: packages that do not load or type-check are left out and reported, and the exit status is 0 when the rest has no findings")
+		showVer  = fs.Bool("version", false, "print pglockorder's version and exit")
 		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates (default: the module's migrations, found in their conventional places; none: no schema)")
 		// User-declared rules (analyzer/userrules.go).
 		sinks     = fs.String("sinks", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the SQL text of argument N on their receiver")
 		txrunners = fs.String("txrunners", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the callback in argument N inside a transaction they open")
 	)
+	var reproOut reproFlag // -repro, -repro=DIR (repro.go)
+	fs.Var(&reproOut, "repro", reproUsage)
 	var g gate // output formats, baseline, graphs (gate.go)
 	g.register(fs)
 	fs.Usage = func() {
@@ -85,7 +88,9 @@ Usage:
 	pglockorder [flags] [packages]          whole-program analysis (default ./...)
 	go vet -vettool=$(which pglockorder) [packages]   per-package analysis
 
-Exit status: 0 no findings, 3 findings reported, 1 load or analysis error, 2 usage error.
+Exit status: 0 no findings, 3 findings reported, 1 packages left out of the analysis
+(they do not load or type-check; 0 with -partial), 2 usage error or a file the
+command line names (or .pglockorder.yaml) is missing or malformed.
 
 Flags:
 `)
@@ -97,16 +102,24 @@ Flags:
 		}
 		return exitUsage
 	}
+	if *showVer {
+		fmt.Fprintf(stdout, "pglockorder %s\n", version())
+		return exitClean
+	}
 	patterns := fs.Args()
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
+	}
+	if err := checkDir(*dir); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitUsage
 	}
 	if err := g.check(*jsonOut, stdout); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitUsage
 	}
-	if *reproOut && (*jsonOut || g.format != "text") {
-		fmt.Fprintln(stderr, "pglockorder: -repro prints shell scripts: it cannot be combined with -json or -format")
+	if err := reproOut.check(&g); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitUsage
 	}
 	if *maxCycle < 2 || *maxCycle > 12 {
@@ -123,12 +136,14 @@ Flags:
 		"txrunners":    *txrunners,
 	} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
+			// A -schema that cannot be read is the user's input, as a
+			// -config or -baseline file is.
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-			return exitError
+			return exitUsage
 		}
 	}
 	if err := analyzer.CheckSettings(); err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitUsage
 	}
 
@@ -142,12 +157,33 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitError
 	}
-	if n := printErrors(stderr, pkgs); n > 0 {
-		fmt.Fprintf(stderr, "pglockorder: %d error(s) loading packages; pglockorder analyses only packages that load and type-check\n", n)
+	if len(pkgs) == 0 {
+		if msg := goListError(cfg, patterns); msg != "" {
+			fmt.Fprintf(stderr, "pglockorder: go list %s:\n%s\n", strings.Join(patterns, " "), msg)
+		} else {
+			fmt.Fprintf(stderr, "pglockorder: no packages match %s\n", strings.Join(patterns, " "))
+		}
 		return exitError
 	}
+	orders, err := checkConfigs(pkgs)
+	if err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitUsage
+	}
+	if errs := patternErrors(pkgs); len(errs) > 0 {
+		// A pattern that names no package is a mistake on the command
+		// line, which -partial does not accept.
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "pglockorder: %s\n", e)
+		}
+		return exitError
+	}
+	// A package that does not load costs itself and its importers only.
+	all := pkgs
+	pkgs, left := partition(pkgs)
 	if len(pkgs) == 0 {
-		fmt.Fprintf(stderr, "pglockorder: no packages match %s\n", strings.Join(patterns, " "))
+		printLeftOut(stderr, left, 0, true)
+		fmt.Fprintln(stderr, "pglockorder: no package could be analysed")
 		return exitError
 	}
 	// Without -schema, the migrations the module keeps (schema.go).
@@ -174,7 +210,8 @@ Flags:
 		ordered  []lockseq.OrderedLock
 		temps    = map[string]bool{}
 		findings []finding
-		failed   bool
+		failed   = len(left) > 0
+		unitErrs = map[*packages.Package]error{}
 	)
 	rel := relativizer(*dir)
 	cache := openCache(*useCache)
@@ -187,7 +224,12 @@ Flags:
 		results = &cachedResults{}
 		for _, u := range analyze(analyzer.Analyzer, pkgs) {
 			if u.err != nil {
-				fmt.Fprintf(stderr, "pglockorder: %s: %v\n", u.pkg.PkgPath, u.err)
+				if errors.Is(u.err, errInternal) {
+					// The stack is for a bug report; the summary
+					// names the package with its first line.
+					fmt.Fprintf(stderr, "pglockorder: %s: %v\n", u.pkg.PkgPath, u.err)
+				}
+				unitErrs[u.pkg] = u.err
 				failed = true
 				continue
 			}
@@ -196,6 +238,8 @@ Flags:
 				results.Ordered = append(results.Ordered, res.Ordered...)
 				results.Temps = append(results.Temps, res.TempTables...)
 				results.Ignores = append(results.Ignores, res.Ignores...)
+				results.Skipped = append(results.Skipped, res.Skipped...)
+				results.Locked = append(results.Locked, res.Locked...)
 			}
 			for _, d := range u.diagnostics {
 				cf := cachedFinding{
@@ -211,6 +255,7 @@ Flags:
 			}
 		}
 	}
+	left = append(left, unitsLeftOut(unitErrs)...)
 	edges = results.Edges
 	ordered = results.Ordered
 	for _, t := range results.Temps {
@@ -273,7 +318,13 @@ Flags:
 		})
 	}
 	findings = dedupe(findings)
-	findings, code, done := g.apply(stdout, stderr, findings, graph, cycles, rel, failed)
+	if len(left) == 0 {
+		// With packages left out, a name may be locked where the
+		// analysis could not look.
+		warnUnlockedNames(stderr, orders, results.Locked, rel)
+	}
+	g.info = runInfo{version: version(), leftOut: left}
+	findings, code, done := g.apply(stdout, stderr, findings, graph, cycles, rel, failed && !*partial)
 	if done {
 		return code
 	}
@@ -282,9 +333,8 @@ Flags:
 		if hit {
 			how = "results from the cache in"
 		}
-		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
-			len(pkgs), loaded.Round(time.Millisecond), how, analysed.Round(time.Millisecond), results.EdgeCount, len(cycles))
-
+		fmt.Fprintf(stderr, "pglockorder %s: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
+			version(), len(all), loaded.Round(time.Millisecond), how, analysed.Round(time.Millisecond), results.EdgeCount, len(cycles))
 		for _, src := range schemaSources() {
 			fmt.Fprintf(stderr, "pglockorder: schema: %s\n", src)
 		}
@@ -295,7 +345,7 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitError
 	}
-	if *reproOut {
+	if reproOut.on {
 		// The reproducers of the cycles still reported (not suppressed,
 		// not in the baseline, not disabled).
 		var reported []*lockgraph.Cycle
@@ -304,16 +354,25 @@ Flags:
 				reported = append(reported, f.cycle)
 			}
 		}
-		if err := printRepro(stdout, reported, rel); err != nil {
+		if err := reproOut.write(stdout, stderr, reported, rel); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 			return exitError
 		}
 	}
+	printSkipped(stderr, results.Skipped, *debug, rel)
+	printLeftOut(stderr, left, analysedCount(pkgs, left), *partial || len(findings) > 0)
+	return exitStatus(len(findings), len(left), *partial)
+}
+
+// exitStatus is the run's exit status: findings decide first (a CI gate
+// fails on them whatever else happened); without findings, packages left
+// out of the analysis fail the run unless -partial accepts that.
+func exitStatus(findings, leftOut int, partial bool) int {
 	switch {
-	case failed:
-		return exitError
-	case len(findings) > 0:
+	case findings > 0:
 		return exitFindings
+	case leftOut > 0 && !partial:
+		return exitError
 	}
 	return exitClean
 }
