@@ -252,7 +252,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 
 	res.Edges = an.Edges
 	res.Skipped, res.Locked = an.Skipped, orderNames(an.Locked) // SQL not analysed, lock names (debug.go)
-	ignores.mayBeRemote(an.Edges, an.Ordered)                  // stale only where no other driver's finding lands (suppress.go)
+	ignores.mayBeRemote(an.Edges, an.Ordered)                   // stale only where no other driver's finding lands (suppress.go)
 	if !deferred {
 		debugSkipped(pass, an.Skipped)
 	}

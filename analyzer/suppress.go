@@ -129,7 +129,6 @@ func (ig *ignores) seenElsewhere(x *Ignore) bool {
 	return lines[x.Line] || lines[x.Line+1]
 }
 
-
 // finish reports the directives without a reason and, unless a
 // whole-program driver matches its own findings against them (it gets
 // them in res), those that suppressed nothing. A per-package driver (go
