@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"go/types"
 	"io"
 	"maps"
 	"math"
@@ -247,7 +248,7 @@ func passConfig(pass *analysis.Pass) (*Config, error) {
 		root = moduleRoot(filepath.Dir(pass.Fset.File(pass.Files[0].Pos()).Name()))
 	}
 	c, file, err := configAt(root)
-	if err != nil && !reportHere(file) {
+	if err != nil && !reportHere(pass.Pkg, file) {
 		// Another package of the run prints the error and fails it.
 		return nil, nil
 	}
@@ -346,10 +347,6 @@ func (o *DeclaredOrder) message(e *lockgraph.Edge) string {
 		strings.Join(o.Order, " < "))
 }
 
-// reported holds the configuration files whose error this process has
-// reported.
-var reported sync.Map
-
 // reportHere reports whether this package reports the error of a
 // configuration file. The command and golangci-lint analyse every package
 // in one process: the first reports it, and the run fails. go vet runs one
@@ -361,13 +358,39 @@ var reported sync.Map
 // run. A process that computes only facts for its importers (VetxOnly)
 // prints no errors: it always fails with the error, so that its success is
 // never cached for the package it stands for.
-func reportHere(file string) bool {
+func reportHere(pkg *types.Package, file string) bool {
+	// Several parts of one pass read the configuration (the dialects, the
+	// schema, the order): the first to ask decides for the package.
+	key := reporterKey{pkg, file}
+	if d, ok := decided.Load(key); ok {
+		return d.(bool)
+	}
+	d, _ := decided.LoadOrStore(key, electReporter(file))
+	return d.(bool)
+}
+
+// reporterKey is a package asking whether it reports a file's error.
+type reporterKey struct {
+	pkg  *types.Package
+	file string
+}
+
+// decided holds, per package and configuration file, whether the package
+// reports the file's error; elected, per file, the packages of this process
+// that were elected.
+var decided, elected sync.Map
+
+// electReporter decides whether the package asking first for a file (see
+// reportHere) reports its error.
+func electReporter(file string) bool {
 	work, vetxOnly := vetRun(os.Args[1:])
 	switch {
 	case vetxOnly:
 		return true
 	case work == "":
-		_, dup := reported.LoadOrStore(file, true)
+		// The command and golangci-lint: the first package of the
+		// process reports it.
+		_, dup := elected.LoadOrStore(file, true)
 		return !dup
 	}
 	sum := sha256.Sum256([]byte(file))

@@ -34,8 +34,7 @@ func related(pass *analysis.Pass, rs []report.Related) []analysis.RelatedInforma
 }
 
 // posIn returns the token.Pos of p in f, or token.NoPos when f is nil or
-// does not reach p (export data records files with fewer lines than the
-// source).
+// does not reach p.
 func posIn(f *token.File, p token.Position) token.Pos {
 	if f == nil || p.Line < 1 || p.Line > f.LineCount() {
 		return token.NoPos
