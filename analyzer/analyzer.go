@@ -150,6 +150,8 @@ type Result struct {
 	// whole-program driver to match its own findings against (set with
 	// -wholeprogram only).
 	Ignores []Ignore
+	// Sites are the package's calls that send SQL, for -explain.
+	Sites []lockseq.Site
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -203,6 +205,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 
 	res.Edges = an.Edges
+	res.Sites = an.Sites
 	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
 		return nil, err
 	}

@@ -59,8 +59,12 @@ type Analysis struct {
 	// Ordered lists the package's blocking locks of several rows in a
 	// defined order, for the order-mismatch rule.
 	Ordered []OrderedLock
+	// Sites are the package's calls that send SQL (sites.go), for
+	// -explain.
+	Sites []Site
 
-	rowSeen map[string]bool
+	rowSeen  map[string]bool
+	siteSeen map[Site]bool
 
 	debugSeen map[string]bool
 	// impls caches the implementations of interface methods (dispatch.go).

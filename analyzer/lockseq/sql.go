@@ -26,6 +26,7 @@ func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Val
 	}
 	if t.Unknown {
 		fa.a.debugf("%s: some query text here is built at run time and was not analysed", fa.position(site.Pos()))
+		fa.addSite(site, "", true, h.Kind == sqlsite.Tx)
 	}
 	if len(t.SQL) == 0 {
 		return
@@ -100,6 +101,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 			fa.a.debugf("%s: skipping SQL that does not parse: %v", fa.position(site.Pos()), an.Err)
 			continue
 		}
+		fa.addSite(site, text, false, h.Kind == sqlsite.Tx || st.sqlTx[h.Conn])
 		statements += an.Statements
 		var keys []ssa.Value
 		if ti < len(keyArgs) {
