@@ -54,6 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		useCache = fs.Bool("cache", true, "reuse the results of a previous run on unchanged code (PGLOCKORDER_CACHE=off or a directory)")
 		reproOut = fs.Bool("repro", false, reproUsage)
 		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates")
+		explain  = fs.String("explain", "", "explain the deadlocks of a server log, driver error or pg_locks query output in `file` (- for standard input) with the code (explain.go)")
 		// User-declared rules (analyzer/userrules.go).
 		sinks     = fs.String("sinks", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the SQL text of argument N on their receiver")
 		txrunners = fs.String("txrunners", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the callback in argument N inside a transaction they open")
@@ -114,6 +115,10 @@ Flags:
 		return exitUsage
 	}
 
+	if code, ok := checkExplain(*explain, *reproOut, &g, stderr); !ok {
+		return code
+	}
+
 	start := time.Now()
 	cfg := &packages.Config{Mode: loadMode, Tests: *tests, Dir: *dir}
 	if *tags != "" {
@@ -140,9 +145,10 @@ Flags:
 		temps    = map[string]bool{}
 		findings []finding
 		failed   bool
+		sites    []lockseq.Site // for -explain
 	)
 	rel := relativizer(*dir)
-	cache := openCache(*useCache)
+	cache := openCache(*useCache && *explain == "") // the cache keeps no SQL sites
 	key, cacheable := cache.key(pkgs, cfg, patterns)
 	results, hit := (*cachedResults)(nil), false
 	if cacheable {
@@ -161,6 +167,7 @@ Flags:
 				results.Ordered = append(results.Ordered, res.Ordered...)
 				results.Temps = append(results.Temps, res.TempTables...)
 				results.Ignores = append(results.Ignores, res.Ignores...)
+				sites = append(sites, res.Sites...)
 			}
 			for _, d := range u.diagnostics {
 				results.Findings = append(results.Findings, cachedFinding{
@@ -228,6 +235,9 @@ Flags:
 		})
 	}
 	findings = dedupe(findings)
+	if *explain != "" {
+		return runExplain(stdout, stderr, *explain, g.format, explainProgram(sites, edges, findings, rel), failed)
+	}
 	findings, code, done := g.apply(stdout, stderr, findings, graph, cycles, rel, failed)
 	if done {
 		return code

@@ -1,0 +1,108 @@
+package explain
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+)
+
+// How a logged statement matches a site.
+const (
+	// MatchFingerprint: the same pg_query fingerprint (the same
+	// statement up to constants, parameters, case and spacing).
+	MatchFingerprint = "fingerprint"
+	// MatchShape: the same kinds of statement on the same tables (an
+	// ORM's rendering, another spelling of the same statement).
+	MatchShape = "tables"
+)
+
+// index finds the sites that run a statement.
+type index struct {
+	sites   []lockseq.Site
+	byFP    map[string][]int
+	byShape map[string][]int
+	shapes  []lockmodel.Shape
+	// dynamic are the sites whose text is built at run time.
+	dynamic []int
+}
+
+func newIndex(sites []lockseq.Site) *index {
+	ix := &index{byFP: map[string][]int{}, byShape: map[string][]int{}}
+	seen := map[lockseq.Site]bool{}
+	for _, s := range sites {
+		// A package and its test variant share sites.
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		i := len(ix.sites)
+		ix.sites = append(ix.sites, s)
+		ix.shapes = append(ix.shapes, lockmodel.Shape{})
+		if s.Dynamic {
+			ix.dynamic = append(ix.dynamic, i)
+			continue
+		}
+		if fp, err := lockmodel.Fingerprint(s.SQL); err == nil {
+			ix.byFP[fp] = append(ix.byFP[fp], i)
+		}
+		if sh, err := lockmodel.ShapeOf(s.SQL); err == nil {
+			ix.shapes[i] = sh
+			ix.byShape[sh.Key()] = append(ix.byShape[sh.Key()], i)
+		}
+	}
+	return ix
+}
+
+// hit is a site matching a statement.
+type hit struct {
+	site  int
+	match string
+}
+
+// match returns the sites that run stmt, exact fingerprints first; err
+// says why the statement could not be read.
+func (ix *index) match(stmt string) ([]hit, lockmodel.Shape, error) {
+	fp, err := lockmodel.Fingerprint(stmt)
+	if err != nil {
+		return nil, lockmodel.Shape{}, err
+	}
+	shape, _ := lockmodel.ShapeOf(stmt)
+	var out []hit
+	seen := map[int]bool{}
+	for _, i := range ix.byFP[fp] {
+		out = append(out, hit{i, MatchFingerprint})
+		seen[i] = true
+	}
+	if len(shape.Tables) > 0 {
+		for _, i := range ix.byShape[shape.Key()] {
+			if !seen[i] {
+				out = append(out, hit{i, MatchShape})
+			}
+		}
+	}
+	return out, shape, nil
+}
+
+// rank orders hits: exact matches first, then sites in a transaction (a
+// deadlock needs a lock held from before), then sites with paths, then by
+// position.
+func (ix *index) rank(hits []hit, hasPaths func(pos string) bool) {
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		sa, sb := ix.sites[a.site], ix.sites[b.site]
+		return cmp.Or(
+			cmp.Compare(rankOf(a.match == MatchFingerprint), rankOf(b.match == MatchFingerprint)),
+			cmp.Compare(rankOf(sa.Tx), rankOf(sb.Tx)),
+			cmp.Compare(rankOf(hasPaths(sa.Pos)), rankOf(hasPaths(sb.Pos))),
+			cmp.Compare(sa.Pos, sb.Pos),
+		)
+	})
+}
+
+func rankOf(b bool) int {
+	if b {
+		return 0
+	}
+	return 1
+}
