@@ -1,7 +1,9 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -204,7 +206,7 @@ func (x *explainer) process(m procMatch) ProcessExplanation {
 	seen := map[string]bool{}
 	for _, h := range m.hits {
 		for _, e := range x.byWanted[x.ix.sites[h.site].Pos] {
-			if !x.compatible(p.Waits, e.Wanted) {
+			if !x.compatible(p.Waits, e.Wanted) || weakTableLock(e.Held) && (p.Waits == nil || p.Waits.Kind != lockmodel.Table) {
 				continue
 			}
 			pa := x.path(e)
@@ -220,8 +222,29 @@ func (x *explainer) process(m procMatch) ProcessExplanation {
 	return pe
 }
 
+// weakTableLock reports whether l is the implicit table lock of plain DML
+// (ACCESS SHARE, ROW SHARE, ROW EXCLUSIVE), which makes only LOCK TABLE and
+// DDL wait: it cannot hold up a row or advisory lock's waiter.
+func weakTableLock(l lockgraph.Lock) bool {
+	switch l.Mode {
+	case lockmodel.AccessShare, lockmodel.RowShare, lockmodel.RowExclusive:
+		return true
+	}
+	return false
+}
+
+// lockText describes a lock with positions shown as the findings show
+// them (the class of an advisory key known only at run time names its
+// site).
+func (x *explainer) lockText(l lockgraph.Lock) string {
+	if site, ok := strings.CutPrefix(l.Class, "advisory@"); ok {
+		l.Class = "advisory@" + x.rel(site)
+	}
+	return l.String()
+}
+
 func (x *explainer) path(e *lockgraph.Edge) Path {
-	pa := Path{Func: e.Func, Holds: e.Held.String(), Waits: e.Wanted.String()}
+	pa := Path{Func: e.Func, Holds: x.lockText(e.Held), Waits: x.lockText(e.Wanted)}
 	if n := len(e.HeldPath); n > 0 {
 		pa.HeldAt, pa.HeldSQL = x.rel(e.HeldPath[n-1].Pos), e.HeldPath[n-1].SQL
 	}
@@ -246,9 +269,21 @@ func (x *explainer) compatible(l *Lock, want lockgraph.Lock) bool {
 	case c == "":
 		return true
 	case l.Kind == lockmodel.Advisory:
-		return !strings.HasPrefix(want.Class, "advisory:") || strings.SplitN(want.Class, "|@", 2)[0] == c || strings.Contains(want.Class, "?")
+		key, ok := strings.CutPrefix(strings.SplitN(want.Class, "|@", 2)[0], "advisory:")
+		// A key the model knows only as an expression (hashtext('x'))
+		// or a parameter cannot be compared with the server's number.
+		return !ok || !numericKey.MatchString(key) || "advisory:"+key == c
 	}
 	return want.Class == c
+}
+
+// numericKey is an advisory key of integer constants: "(42)", "(1, -2)".
+var numericKey = regexp.MustCompile(`^\(-?\d+(?:, -?\d+)?\)$`)
+
+// verified reports whether the log names the lock precisely enough (a
+// relation's name, an advisory key's numbers) to compare it with want.
+func verified(l *Lock, want lockgraph.Lock) bool {
+	return l != nil && l.Class() != "" && strings.SplitN(want.Class, "|@", 2)[0] == l.Class()
 }
 
 // problem says why a process could not be placed, or "" when it was.
@@ -292,22 +327,42 @@ func waitCause(p *Process) string {
 	return "no CONTEXT logged"
 }
 
-// findings returns the findings that explain the report, the best first.
+// findings returns the findings that explain the report: those that
+// account for every process, the best verified first, or else the best
+// partial ones.
 func (x *explainer) findings(r *Report, ms []procMatch) []ExplainingFinding {
-	var out []ExplainingFinding
+	type scored struct {
+		f     ExplainingFinding
+		score int
+	}
+	var all []scored
 	for _, f := range x.p.Findings {
-		var full, any bool
+		var (
+			full, any bool
+			score     int
+		)
 		if f.Cycle != nil {
-			full, any = x.cycleMatches(r, ms, f.Cycle)
+			full, any, score = x.cycleMatches(r, ms, f.Cycle)
 		} else if rowCategories[f.Category] {
 			full, any = x.rowMatches(ms, f)
 		}
 		if !any {
 			continue
 		}
-		out = append(out, ExplainingFinding{Category: f.Category, Posn: f.Posn, Summary: firstLine(f.Message), Fix: fixOf(f.Message), Full: full})
+		all = append(all, scored{ExplainingFinding{Category: f.Category, Posn: f.Posn, Summary: firstLine(f.Message), Fix: fixOf(f.Message), Full: full}, score})
 	}
-	slices.SortStableFunc(out, func(a, b ExplainingFinding) int { return rankOf(a.Full) - rankOf(b.Full) })
+	slices.SortStableFunc(all, func(a, b scored) int {
+		return cmp.Or(rankOf(a.f.Full)-rankOf(b.f.Full), b.score-a.score)
+	})
+	var out []ExplainingFinding
+	for i, s := range all {
+		// Only the best: the findings as good as the first, and at
+		// most three partial ones when none is full.
+		if i > 0 && (s.f.Full != all[0].f.Full || s.score < all[0].score) || !s.f.Full && i == 3 {
+			break
+		}
+		out = append(out, s.f)
+	}
 	return out
 }
 
@@ -325,7 +380,12 @@ var rowCategories = map[string]bool{
 // statement, a process that only holds to any site of the cycle. full
 // says every process found a step of its own and the cycle has no more
 // steps than the report has waits; any that at least one process did.
-func (x *explainer) cycleMatches(r *Report, ms []procMatch, c *lockgraph.Cycle) (full, any bool) {
+//
+// score counts the processes whose lock the log names precisely and the
+// cycle's step requests: the stronger evidence among several candidates.
+// A deadlock the server detected is fully explained only by a cycle it can
+// detect, a hang only by one it cannot (a wait through the application).
+func (x *explainer) cycleMatches(r *Report, ms []procMatch, c *lockgraph.Cycle) (full, any bool, score int) {
 	fits := make([][]int, len(ms)) // steps each process can be
 	waiting := 0
 	for i, m := range ms {
@@ -342,7 +402,7 @@ func (x *explainer) cycleMatches(r *Report, ms []procMatch, c *lockgraph.Cycle) 
 		}
 	}
 	if !any {
-		return false, false
+		return false, false, 0
 	}
 	used := make([]bool, len(c.Steps))
 	var assign func(i int) bool
@@ -374,10 +434,21 @@ func (x *explainer) cycleMatches(r *Report, ms []procMatch, c *lockgraph.Cycle) 
 		return false
 	}
 	full = assign(0)
-	if r.Kind == Deadlock && waiting != len(c.Steps) {
+	switch {
+	case r.Kind == Deadlock && (waiting != len(c.Steps) || c.Severity == lockgraph.CrossConnection):
+		full = false
+	case r.Kind == Hang && c.Severity != lockgraph.CrossConnection:
 		full = false
 	}
-	return full, any
+	for _, m := range ms {
+		for _, s := range c.Steps {
+			if verified(m.proc.Waits, s.Wanted) && x.processFits(m, s, c) {
+				score++
+				break
+			}
+		}
+	}
+	return full, any, score
 }
 
 // processFits reports whether a process can be step s of cycle c.
