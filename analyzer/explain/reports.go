@@ -116,6 +116,19 @@ func Read(r io.Reader) (*Log, error) {
 }
 
 func (a *assembler) add(r *Report) {
+	if n := len(a.log.Reports); n > 0 && r.Kind == Deadlock {
+		last := a.log.Reports[n-1]
+		switch {
+		case last.Kind == Deadlock && signature(last) == signature(r) && len(r.Processes) > 0:
+			// The same error logged twice by the application (its text,
+			// then the struct): one deadlock.
+			return
+		case last.Kind == Deadlock && len(last.Processes) == 0 && len(r.Processes) > 0:
+			// An error's text without its detail, then the detail.
+			a.log.Reports[n-1] = r
+			return
+		}
+	}
 	if len(a.log.Reports) >= maxReports {
 		a.log.Dropped++
 		return
@@ -172,9 +185,16 @@ func (a *assembler) deadlock(e *Entry) {
 			r.Processes[last].Statement += "\n" + l
 		}
 	}
+	victim := e.PID
+	if victim == 0 && len(r.Processes) > 0 {
+		// A driver's error has no pid, but the server starts the
+		// DETAIL with the process that detected the deadlock: the one
+		// that gets the error.
+		victim = r.Processes[0].PID
+	}
 	for i := range r.Processes {
 		p := &r.Processes[i]
-		if p.PID == e.PID && e.PID != 0 {
+		if p.PID == victim && victim != 0 {
 			p.Victim, p.Context = true, e.Context
 			if p.Statement == "" {
 				p.Statement = e.Statement
@@ -211,6 +231,18 @@ func (a *assembler) deadlock(e *Entry) {
 			a.inDeadlock[p.PID] = r
 		}
 	}
+}
+
+// signature identifies a deadlock by its processes and their waits.
+func signature(r *Report) string {
+	var b strings.Builder
+	for _, p := range r.Processes {
+		fmt.Fprintf(&b, "%d %v %v|", p.PID, p.Waits != nil && p.Waits.Text != "", p.BlockedBy)
+		if p.Waits != nil {
+			b.WriteString(p.Waits.Text)
+		}
+	}
+	return b.String()
 }
 
 // lockWait reads a log_lock_waits entry.
