@@ -28,6 +28,17 @@ type Entry struct {
 	// "jsonlog", "pgx" (a *pgconn.PgError), "pq" (a *pq.Error) or
 	// "driver" (an error text of either, with its detail lines).
 	Source string
+	// prefix is the log_line_prefix of a stderr entry, whose time stamp
+	// timeOf reads when the entry makes a report.
+	prefix string
+}
+
+// timeOf returns the entry's time stamp.
+func (e *Entry) timeOf() string {
+	if e.Time == "" && e.prefix != "" {
+		e.Time = prefixTime.FindString(e.prefix)
+	}
+	return e.Time
 }
 
 // field returns the entry's field named as in the stderr format

@@ -32,9 +32,6 @@ type Stats struct {
 const maxOpen = 64
 
 var (
-	// stderrLine finds the severity of a stderr log line after any
-	// log_line_prefix: "2024-05-01 10:00:00.123 UTC [42] app@db ERROR:  ...".
-	stderrLine = regexp.MustCompile(`^(.*?)\b(LOG|ERROR|FATAL|PANIC|WARNING|NOTICE|INFO|DEBUG[1-5]?|DETAIL|HINT|CONTEXT|STATEMENT|QUERY|LOCATION):  (.*)$`)
 	// prefixPID finds the process id in a log_line_prefix (%p).
 	prefixPID = regexp.MustCompile(`\[(\d+)\]|\bpid=(\d+)|^(\d+)\s`)
 	// prefixTime finds a time stamp in a log_line_prefix (%m, %t, %n is
@@ -153,8 +150,8 @@ func (rd *reader) line(b []byte) {
 			return
 		}
 	}
-	if m := stderrLine.FindStringSubmatch(line); m != nil && !strings.Contains(m[1], "SQLSTATE") {
-		rd.stderr(m[1], m[2], m[3])
+	if prefix, sev, text, ok := splitStderr(line); ok && !strings.Contains(prefix, "SQLSTATE") {
+		rd.stderr(prefix, sev, text)
 		return
 	}
 	if strings.Contains(line, "Error{") && rd.structDump(line) {
@@ -189,45 +186,63 @@ func (rd *reader) line(b []byte) {
 	}
 }
 
+// stderrKeywords are the words before ":  " in a stderr log line: the
+// severities and the names of the fields that follow a message.
+var stderrKeywords = map[string]bool{
+	"LOG": true, "ERROR": true, "FATAL": true, "PANIC": true, "WARNING": true, "NOTICE": true, "INFO": true,
+	"DEBUG": true, "DEBUG1": true, "DEBUG2": true, "DEBUG3": true, "DEBUG4": true, "DEBUG5": true,
+	"DETAIL": true, "HINT": true, "CONTEXT": true, "STATEMENT": true, "QUERY": true, "LOCATION": true,
+}
+
+// splitStderr splits a stderr log line after any log_line_prefix:
+// "2024-05-01 10:00:00.123 UTC [42] app@db ERROR:  text" gives the prefix,
+// "ERROR" and the text. (A regular expression with a lazy prefix costs
+// several times more on a large log.)
+func splitStderr(line string) (prefix, keyword, text string, ok bool) {
+	from := 0
+	for {
+		i := strings.Index(line[from:], ":  ")
+		if i < 0 {
+			return "", "", "", false
+		}
+		i += from
+		j := i
+		for j > 0 && (line[j-1] >= 'A' && line[j-1] <= 'Z' || line[j-1] >= '0' && line[j-1] <= '9') {
+			j--
+		}
+		if stderrKeywords[line[j:i]] && (j == 0 || !isWordByte(line[j-1])) {
+			return line[:j], line[j:i], line[i+3:], true
+		}
+		from = i + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
 // stderr handles a line of the stderr format.
 func (rd *reader) stderr(prefix, severity, text string) {
 	rd.endDriver()
-	pid := 0
-	if m := prefixPID.FindStringSubmatch(prefix); m != nil {
-		for _, g := range m[1:] {
-			if g != "" {
-				pid, _ = strconv.Atoi(g)
-			}
-		}
-	}
 	if isSeverity(severity) {
 		// A new message ends the previous ones: the server writes a
 		// message and its DETAIL, CONTEXT, ... lines in one piece.
 		rd.closeAll()
-		e := &Entry{Line: rd.lr.line, PID: pid, Severity: severity, Time: prefixTime.FindString(prefix), Source: "stderr"}
+		// The time stamp is read only for entries that make a report.
+		e := &Entry{Line: rd.lr.line, PID: prefixPIDOf(prefix), Severity: severity, prefix: strings.Clone(prefix), Source: "stderr"}
 		e.set(&e.Message, text)
 		rd.open = append(rd.open, e)
 		rd.field = &e.Message
-		if len(rd.open) > maxOpen {
-			rd.emit(rd.open[0])
-			rd.open = rd.open[1:]
-		}
 		return
 	}
-	// DETAIL, CONTEXT, ...: a field of the process's open entry.
+	// DETAIL, CONTEXT, ...: a field of the open entry.
 	var e *Entry
-	for i := len(rd.open) - 1; i >= 0; i-- {
-		if rd.open[i].PID == pid {
-			e = rd.open[i]
-			// The entry continued last: tab lines extend it.
-			rd.open = append(append(rd.open[:i:i], rd.open[i+1:]...), e)
-			break
-		}
-	}
-	if e == nil {
+	if n := len(rd.open); n > 0 {
+		e = rd.open[n-1]
+	} else {
 		// The entry's first line is missing (the log starts here, or
 		// it was cut): keep the field alone.
-		e = &Entry{Line: rd.lr.line, PID: pid, Time: prefixTime.FindString(prefix), Truncated: true, Source: "stderr"}
+		e = &Entry{Line: rd.lr.line, PID: prefixPIDOf(prefix), prefix: strings.Clone(prefix), Truncated: true, Source: "stderr"}
 		rd.open = append(rd.open, e)
 	}
 	rd.field = e.field(severity)
@@ -235,6 +250,34 @@ func (rd *reader) stderr(prefix, severity, text string) {
 		rd.field = new(string) // QUERY, LOCATION: read and dropped
 	}
 	e.set(rd.field, text)
+}
+
+// prefixPIDOf returns the process id of a log_line_prefix (%p): "[42]"
+// (the common forms, read without a regular expression), "pid=42", or a
+// leading number; 0 when there is none.
+func prefixPIDOf(prefix string) int {
+	for i := 0; i < len(prefix); i++ {
+		if prefix[i] != '[' {
+			continue
+		}
+		j := i + 1
+		for j < len(prefix) && prefix[j] >= '0' && prefix[j] <= '9' {
+			j++
+		}
+		if j > i+1 && j < len(prefix) && prefix[j] == ']' {
+			n, _ := strconv.Atoi(prefix[i+1 : j])
+			return n
+		}
+	}
+	if m := prefixPID.FindStringSubmatch(prefix); m != nil {
+		for _, g := range m[1:] {
+			if g != "" {
+				n, _ := strconv.Atoi(g)
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // closeAll emits every open entry.

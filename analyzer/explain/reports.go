@@ -151,7 +151,7 @@ func (a *assembler) entry(e *Entry) {
 
 // deadlock reads a "deadlock detected" entry.
 func (a *assembler) deadlock(e *Entry) {
-	r := &Report{Kind: Deadlock, Line: e.Line, Time: e.Time, Truncated: e.Truncated, Source: e.Source}
+	r := &Report{Kind: Deadlock, Line: e.Line, Time: e.timeOf(), Truncated: e.Truncated, Source: e.Source}
 	byPID := map[int]int{} // index in r.Processes
 	lines := strings.Split(e.Detail, "\n")
 	for _, l := range lines {
@@ -295,7 +295,7 @@ func (a *assembler) lockTimeout(e *Entry) {
 // hang builds the report of a wait that did not end with a deadlock error.
 func (a *assembler) hang(pid int, e *Entry, w *pendingWait, how string) *Report {
 	src := e.Source
-	r := &Report{Kind: Hang, Line: e.Line, Time: e.Time, Source: src}
+	r := &Report{Kind: Hang, Line: e.Line, Time: e.timeOf(), Source: src}
 	p := Process{PID: pid, Statement: e.Statement, Context: e.Context}
 	if w != nil {
 		lk := w.lock
@@ -303,7 +303,7 @@ func (a *assembler) hang(pid int, e *Entry, w *pendingWait, how string) *Report 
 		if p.Statement == "" {
 			p.Statement = w.entry.Statement
 		}
-		r.Line, r.Time = w.entry.Line, w.entry.Time
+		r.Line, r.Time = w.entry.Line, w.entry.timeOf()
 		r.Notes = append(r.Notes, fmt.Sprintf("waited %s ms at line %d, %s", w.after, w.entry.Line, how))
 	} else {
 		// Without log_lock_waits the lock is not named; the CONTEXT
