@@ -165,7 +165,18 @@ func (x *explainer) explain(r *Report) *Explanation {
 		ms[i].proc = p
 		if p.Statement != "" {
 			ms[i].hits, ms[i].shape, ms[i].err = x.ix.match(p.Statement)
-			x.ix.rank(ms[i].hits, func(pos string) bool { return len(x.byWanted[pos]) > 0 })
+			x.ix.rank(ms[i].hits, func(pos string) int {
+				score := 0
+				for _, e := range x.byWanted[pos] {
+					switch {
+					case verified(p.Waits, e.Wanted):
+						return 2
+					case x.compatible(p.Waits, e.Wanted):
+						score = 1
+					}
+				}
+				return score
+			})
 		}
 		if len(ms[i].hits) > 0 {
 			found++
@@ -422,10 +433,13 @@ func (x *explainer) cycleMatches(r *Report, ms []procMatch, c *lockgraph.Cycle) 
 				// A holder: any site of the cycle, shared.
 				return assign(i + 1)
 			}
-			if used[si] {
+			// Two transactions running the same path deadlock on a
+			// lock upgrade: they share its one step.
+			upgrade := c.Steps[si].IsUpgrade()
+			if used[si] && !upgrade {
 				continue
 			}
-			used[si] = true
+			used[si] = !upgrade
 			if assign(i + 1) {
 				return true
 			}
@@ -435,7 +449,7 @@ func (x *explainer) cycleMatches(r *Report, ms []procMatch, c *lockgraph.Cycle) 
 	}
 	full = assign(0)
 	switch {
-	case r.Kind == Deadlock && (waiting != len(c.Steps) || c.Severity == lockgraph.CrossConnection):
+	case r.Kind == Deadlock && (waiting != steps(c) || c.Severity == lockgraph.CrossConnection):
 		full = false
 	case r.Kind == Hang && c.Severity != lockgraph.CrossConnection:
 		full = false
@@ -449,6 +463,15 @@ func (x *explainer) cycleMatches(r *Report, ms []procMatch, c *lockgraph.Cycle) 
 		}
 	}
 	return full, any, score
+}
+
+// steps counts the processes a deadlock through c has: one per step, two
+// for the one step of a lock upgrade (two runs of the same path).
+func steps(c *lockgraph.Cycle) int {
+	if len(c.Steps) == 1 && c.Steps[0].IsUpgrade() {
+		return 2
+	}
+	return len(c.Steps)
 }
 
 // processFits reports whether a process can be step s of cycle c.

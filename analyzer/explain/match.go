@@ -13,6 +13,9 @@ const (
 	// MatchFingerprint: the same pg_query fingerprint (the same
 	// statement up to constants, parameters, case and spacing).
 	MatchFingerprint = "fingerprint"
+	// MatchPart: the same fingerprint as one statement of a site's
+	// multi-statement string (a log shows the statement that waited).
+	MatchPart = "part"
 	// MatchShape: the same kinds of statement on the same tables (an
 	// ORM's rendering, another spelling of the same statement).
 	MatchShape = "tables"
@@ -22,6 +25,7 @@ const (
 type index struct {
 	sites   []lockseq.Site
 	byFP    map[string][]int
+	byPart  map[string][]int
 	byShape map[string][]int
 	shapes  []lockmodel.Shape
 	// dynamic are the sites whose text is built at run time.
@@ -29,7 +33,7 @@ type index struct {
 }
 
 func newIndex(sites []lockseq.Site) *index {
-	ix := &index{byFP: map[string][]int{}, byShape: map[string][]int{}}
+	ix := &index{byFP: map[string][]int{}, byPart: map[string][]int{}, byShape: map[string][]int{}}
 	seen := map[lockseq.Site]bool{}
 	for _, s := range sites {
 		// A package and its test variant share sites.
@@ -46,6 +50,13 @@ func newIndex(sites []lockseq.Site) *index {
 		}
 		if fp, err := lockmodel.Fingerprint(s.SQL); err == nil {
 			ix.byFP[fp] = append(ix.byFP[fp], i)
+		}
+		if parts, err := lockmodel.Split(s.SQL); err == nil && len(parts) > 1 {
+			for _, part := range parts {
+				if fp, err := lockmodel.Fingerprint(part); err == nil {
+					ix.byPart[fp] = append(ix.byPart[fp], i)
+				}
+			}
 		}
 		if sh, err := lockmodel.ShapeOf(s.SQL); err == nil {
 			ix.shapes[i] = sh
@@ -75,6 +86,12 @@ func (ix *index) match(stmt string) ([]hit, lockmodel.Shape, error) {
 		out = append(out, hit{i, MatchFingerprint})
 		seen[i] = true
 	}
+	for _, i := range ix.byPart[fp] {
+		if !seen[i] {
+			out = append(out, hit{i, MatchPart})
+			seen[i] = true
+		}
+	}
 	if len(shape.Tables) > 0 {
 		for _, i := range ix.byShape[shape.Key()] {
 			if !seen[i] {
@@ -85,16 +102,18 @@ func (ix *index) match(stmt string) ([]hit, lockmodel.Shape, error) {
 	return out, shape, nil
 }
 
-// rank orders hits: exact matches first, then sites in a transaction (a
-// deadlock needs a lock held from before), then sites with paths, then by
-// position.
-func (ix *index) rank(hits []hit, hasPaths func(pos string) bool) {
+// rank orders hits: exact matches first, then sites where a path waits
+// for the very lock the log names, then sites with any path (a deadlock
+// needs a lock held from before), then sites in a transaction, then by
+// position. paths scores a site: 2 for a path waiting for the logged lock,
+// 1 for any path, 0 for none.
+func (ix *index) rank(hits []hit, paths func(pos string) int) {
 	slices.SortStableFunc(hits, func(a, b hit) int {
 		sa, sb := ix.sites[a.site], ix.sites[b.site]
 		return cmp.Or(
-			cmp.Compare(rankOf(a.match == MatchFingerprint), rankOf(b.match == MatchFingerprint)),
+			cmp.Compare(rankOf(a.match != MatchShape), rankOf(b.match != MatchShape)),
+			cmp.Compare(paths(sb.Pos), paths(sa.Pos)),
 			cmp.Compare(rankOf(sa.Tx), rankOf(sb.Tx)),
-			cmp.Compare(rankOf(hasPaths(sa.Pos)), rankOf(hasPaths(sb.Pos))),
 			cmp.Compare(sa.Pos, sb.Pos),
 		)
 	})

@@ -195,7 +195,10 @@ func writeExplanation(b *strings.Builder, name string, x *explain.Explanation) {
 		}
 		for _, c := range pe.Candidates {
 			how := "same statement"
-			if c.Match != explain.MatchFingerprint {
+			switch c.Match {
+			case explain.MatchPart:
+				how = "one statement of its string"
+			case explain.MatchShape:
 				how = "same kind of statement on the same tables"
 			}
 			where := "autocommit"

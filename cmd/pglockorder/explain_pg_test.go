@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/analyzer/explain"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/analyzer/pgtest"
+	"github.com/pglockorder/pglockorder/analyzer/repro"
+	"github.com/pglockorder/pglockorder/analyzer/report"
+)
+
+// explainProgramOf analyses a scenario as run does and returns what
+// -explain needs, with the cycles.
+func explainProgramOf(t *testing.T, s scenario) (explain.Program, []*lockgraph.Cycle) {
+	t.Helper()
+	for name, val := range map[string]string{"wholeprogram": "true", "maxcycle": "4", "debug": "false", "schema": s.schema} {
+		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = analyzer.Analyzer.Flags.Set("schema", "") })
+	pkgs, err := load(&packages.Config{Mode: loadMode, Dir: s.dir}, []string{s.pattern})
+	if err != nil {
+		t.Fatalf("loading %s: %v", s.dir, err)
+	}
+	var (
+		edges []*lockgraph.Edge
+		sites []lockseq.Site
+	)
+	for _, u := range analyze(analyzer.Analyzer, pkgs) {
+		if u.err != nil {
+			t.Fatalf("%s: %v", u.pkg.PkgPath, u.err)
+		}
+		if res, ok := u.result.(*analyzer.Result); ok {
+			edges = append(edges, res.Edges...)
+			sites = append(sites, res.Sites...)
+		}
+	}
+	cycles := lockgraph.New(edges).Cycles(4)
+	var fs []finding
+	for _, c := range cycles {
+		fs = append(fs, finding{Posn: c.Anchor().Anchor(), Category: report.Category(c), Message: report.Message(c, report.Options{}), cycle: c})
+	}
+	return explainProgram(sites, edges, fs, nil), cycles
+}
+
+// serverLog returns a function that reads what the server logged since
+// the call: the file PGLOCKORDER_TEST_SERVERLOG names (.ci/run sets it to
+// its server's log), else the server's current stderr log when it runs a
+// logging collector; nil when neither can be read.
+func serverLog(t *testing.T, dsn string) func() string {
+	t.Helper()
+	path := os.Getenv("PGLOCKORDER_TEST_SERVERLOG")
+	if path == "" {
+		c := pgtest.Connect(t, dsn)
+		var p *string
+		if err := c.QueryRow(context.Background(), "SELECT pg_current_logfile('stderr')").Scan(&p); err != nil || p == nil {
+			return nil
+		}
+		path = *p
+		if !strings.HasPrefix(path, "/") {
+			var data string
+			if err := c.QueryRow(context.Background(), "SHOW data_directory").Scan(&data); err != nil {
+				return nil
+			}
+			path = data + "/" + path
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	start, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		f.Close()
+		return nil
+	}
+	t.Cleanup(func() { f.Close() })
+	return func() string {
+		// The server writes the log asynchronously: give it a moment.
+		time.Sleep(200 * time.Millisecond)
+		data := make([]byte, 0, 1<<16)
+		buf := make([]byte, 1<<16)
+		off := start
+		for {
+			n, err := f.ReadAt(buf, off)
+			data = append(data, buf[:n]...)
+			off += int64(n)
+			if err != nil {
+				break
+			}
+		}
+		start = off
+		return string(data)
+	}
+}
+
+// TestExplainOnServer replays every reported cycle of the example and the
+// corpus scenarios on a real server and explains what the server said:
+// its log when the test can read it (the statements of every process),
+// else the error the driver returned (only the waits). The explanation
+// must name the cycle's functions, and with the log, explain the deadlock
+// by the cycle's finding. The same statements run one transaction after
+// the other deadlock nowhere: nothing to explain.
+func TestExplainOnServer(t *testing.T) {
+	dsn := pgtest.DSN(t) // skips without a server
+	if testing.Short() {
+		t.Skip("loads and analyses every scenario; skipped with -short")
+	}
+	logged := serverLog(t, dsn)
+	if logged == nil {
+		t.Log("the server's log cannot be read (set PGLOCKORDER_TEST_SERVERLOG): explaining the drivers' errors instead")
+	}
+	explained, total := 0, 0
+	for _, s := range scenarios(t) {
+		t.Run(s.name, func(t *testing.T) {
+			prog, cycles := explainProgramOf(t, s)
+			db := pgtest.ScratchDB(t)
+			given := values(t, s.setup[len(s.setup)-1])
+			for i, c := range cycles {
+				sc := repro.Build(c, nil)
+				if sc.Expect == repro.Hang {
+					continue // no deadlock report; lock_timeout ends it
+				}
+				total++
+				setupDB(t, db, s)
+				if logged != nil {
+					logged() // skip what the setup logged
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				out, err := pgtest.Replay(ctx, db, sc, bindAll(sc, given))
+				cancel()
+				if err != nil {
+					t.Errorf("cycle %d: %v", i+1, err)
+					continue
+				}
+				var input string
+				if logged != nil {
+					input = logged()
+				} else {
+					for _, e := range out.Errors {
+						if e.Code == "40P01" {
+							input += fmt.Sprintf("%#v\n", e)
+						}
+					}
+				}
+				l, err := explain.Read(strings.NewReader(input))
+				if err != nil {
+					t.Fatal(err)
+				}
+				exps := explain.Explain(l, prog)
+				k := slices.IndexFunc(exps, func(x *explain.Explanation) bool { return x.Report.Kind == explain.Deadlock })
+				if k < 0 {
+					t.Errorf("cycle %d (%s): no deadlock read from:\n%s", i+1, sc.Title, input)
+					continue
+				}
+				x := exps[k]
+				want := len(c.Steps)
+				if want == 1 && c.Steps[0].IsUpgrade() {
+					want = 2 // two runs of the same path
+				}
+				if len(x.Report.Processes) != want {
+					t.Errorf("cycle %d (%s): %d processes, want %d", i+1, sc.Title, len(x.Report.Processes), want)
+				}
+				if logged == nil {
+					continue
+				}
+				var named []string
+				for _, pe := range x.Processes {
+					for _, cand := range pe.Candidates {
+						named = append(named, cand.Func)
+					}
+				}
+				for _, st := range c.Steps {
+					if !slices.Contains(named, lastFunc(st.WantedPath)) {
+						t.Errorf("cycle %d (%s): %s not named: %v", i+1, sc.Title, lastFunc(st.WantedPath), named)
+					}
+				}
+				if x.Status != explain.Explained {
+					t.Errorf("cycle %d (%s): %s: %v", i+1, sc.Title, x.Status, x.Why)
+					continue
+				}
+				explained++
+			}
+		})
+	}
+	t.Logf("%d of %d replayed deadlocks explained by their finding from the server's log", explained, total)
+
+	// A negative: the example's two transactions one after the other.
+	if logged == nil {
+		return
+	}
+	s := scenarios(t)[0]
+	db := pgtest.ScratchDB(t)
+	setupDB(t, db, s)
+	logged()
+	c := pgtest.Connect(t, db)
+	pgtest.Exec(t, c, "BEGIN; SELECT id FROM subscriptions WHERE account_id = 1 FOR UPDATE; SELECT id FROM usage_records WHERE account_id = 1 FOR UPDATE; COMMIT")
+	pgtest.Exec(t, c, "BEGIN; UPDATE usage_records SET billed = billed WHERE account_id = 1; UPDATE subscriptions SET plan = plan WHERE account_id = 1; COMMIT")
+	l, err := explain.Read(strings.NewReader(logged()))
+	if err != nil || len(l.Reports) != 0 {
+		t.Errorf("serial transactions: %v, %d reports", err, len(l.Reports))
+	}
+}
+
+// lastFunc is the function of a path's innermost frame: where the
+// statement runs.
+func lastFunc(path []lockgraph.Frame) string {
+	if len(path) == 0 {
+		return ""
+	}
+	return path[len(path)-1].Func
+}
