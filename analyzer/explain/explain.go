@@ -315,7 +315,7 @@ func (x *explainer) problem(m procMatch, pe ProcessExplanation) string {
 		}
 		return msg
 	case p.Waits != nil && p.Waits.Kind == 0:
-		return fmt.Sprintf("it waits for %s", p.Waits.Model())
+		return "it waits for " + p.Waits.Model()
 	}
 	if p.Waits != nil && len(m.shape.Locks) > 0 && !slices.ContainsFunc(m.shape.Locks, func(l lockmodel.Lock) bool { return l.Kind == p.Waits.Kind }) {
 		return fmt.Sprintf("the lock model takes no %s lock for this statement, but the server made it wait for %s (%s)", p.Waits.Kind, p.Waits.Text, waitCause(p))

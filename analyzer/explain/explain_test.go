@@ -96,8 +96,8 @@ func TestExplain(t *testing.T) {
 			want:   []string{"bank/transfer.go:11:5 bank.Transfer tables"},
 		},
 		{
-			name: "driver error without statements",
-			log: `&pgconn.PgError{Severity:"ERROR", Code:"40P01", Message:"deadlock detected", Detail:"Process 101 waits for ShareLock on transaction 739; blocked by process 102.\nProcess 102 waits for ShareLock on transaction 738; blocked by process 101.", Where:"while updating tuple (0,1) in relation \"ledger\""}` + "\n",
+			name:   "driver error without statements",
+			log:    `&pgconn.PgError{Severity:"ERROR", Code:"40P01", Message:"deadlock detected", Detail:"Process 101 waits for ShareLock on transaction 739; blocked by process 102.\nProcess 102 waits for ShareLock on transaction 738; blocked by process 101.", Where:"while updating tuple (0,1) in relation \"ledger\""}` + "\n",
 			status: Unexplained,
 			want:   []string{"process 101: the input does not give its statement"},
 		},

@@ -111,7 +111,7 @@ func TestReadFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer in.Close()
+			defer func() { _ = in.Close() }()
 			l, err := Read(in)
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +137,7 @@ func TestReadSameDeadlock(t *testing.T) {
 			t.Fatal(err)
 		}
 		l, err := Read(in)
-		in.Close()
+		_ = in.Close()
 		if err != nil {
 			t.Fatal(err)
 		}

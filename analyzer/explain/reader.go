@@ -27,10 +27,6 @@ type Stats struct {
 	BinaryLines int
 }
 
-// maxOpen bounds the entries of a stderr log kept open for their DETAIL,
-// CONTEXT or STATEMENT lines: one per process whose lines may interleave.
-const maxOpen = 64
-
 var (
 	// prefixPID finds the process id in a log_line_prefix (%p).
 	prefixPID = regexp.MustCompile(`\[(\d+)\]|\bpid=(\d+)|^(\d+)\s`)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer"
@@ -43,7 +44,7 @@ func checkExplain(file string, repro bool, g *gate, stderr io.Writer) (code int,
 		fmt.Fprintf(stderr, "pglockorder: -explain: %v\n", err)
 		return exitError, false
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: nothing to flush
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		fmt.Fprintf(stderr, "pglockorder: -explain: %s is a directory\n", file)
 		return exitError, false
@@ -76,7 +77,7 @@ func runExplain(stdout, stderr io.Writer, file, format string, p explain.Program
 			fmt.Fprintf(stderr, "pglockorder: -explain: %v\n", err)
 			return exitError
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read-only: nothing to flush
 		in, name = f, file
 	}
 	log, err := explain.Read(in)
@@ -264,7 +265,7 @@ func statusText(s explain.Status) string {
 func pids(ps []int) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
-		s[i] = fmt.Sprint(p)
+		s[i] = strconv.Itoa(p)
 	}
 	return strings.Join(s, ", ")
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 	"github.com/pglockorder/pglockorder/analyzer/pgtest"
-	"github.com/pglockorder/pglockorder/analyzer/repro"
 	"github.com/pglockorder/pglockorder/analyzer/report"
+	"github.com/pglockorder/pglockorder/analyzer/repro"
 )
 
 // explainProgramOf analyses a scenario as run does and returns what
@@ -84,10 +84,10 @@ func serverLog(t *testing.T, dsn string) func() string {
 	}
 	start, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil
 	}
-	t.Cleanup(func() { f.Close() })
+	t.Cleanup(func() { _ = f.Close() })
 	return func() string {
 		// The server writes the log asynchronously: give it a moment.
 		time.Sleep(200 * time.Millisecond)
@@ -150,11 +150,13 @@ func TestExplainOnServer(t *testing.T) {
 				if logged != nil {
 					input = logged()
 				} else {
+					var b strings.Builder
 					for _, e := range out.Errors {
 						if e.Code == "40P01" {
-							input += fmt.Sprintf("%#v\n", e)
+							fmt.Fprintf(&b, "%#v\n", e)
 						}
 					}
+					input = b.String()
 				}
 				l, err := explain.Read(strings.NewReader(input))
 				if err != nil {
