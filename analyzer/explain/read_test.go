@@ -174,6 +174,17 @@ func TestReadBadInput(t *testing.T) {
 			t.Errorf("%s", dump(l))
 		}
 	})
+	t.Run("latin1", func(t *testing.T) {
+		// A server in LATIN1 logs its statements in it: still text.
+		l := read(t, "2024-05-01 10:00:00.000 UTC [42] ERROR:  deadlock detected\n"+
+			"2024-05-01 10:00:00.000 UTC [42] DETAIL:  Process 42 waits for ShareLock on transaction 7; blocked by process 43.\n"+
+			"\tProcess 43 waits for ShareLock on transaction 8; blocked by process 42.\n"+
+			"\tProcess 42: UPDATE caf\xe9 SET n = 1\n"+
+			"\tProcess 43: UPDATE t SET n = 2\n")
+		if len(l.Reports) != 1 || l.Stats.BinaryLines != 0 || l.Reports[0].Processes[0].Statement != "UPDATE caf\uFFFD SET n = 1" {
+			t.Errorf("%s", dump(l))
+		}
+	})
 	t.Run("truncated detail", func(t *testing.T) {
 		// The log ends after the first line of the DETAIL: the cycle
 		// does not close.

@@ -105,7 +105,7 @@ func scan(r io.Reader, s sink) (Stats, error) {
 }
 
 func (rd *reader) line(b []byte) {
-	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+	if isBinary(b) {
 		rd.stats.BinaryLines++
 		if rd.inRecord || rd.table != nil {
 			// A record cut by garbage is incomplete.
@@ -116,6 +116,11 @@ func (rd *reader) line(b []byte) {
 		return
 	}
 	line := string(b)
+	if !utf8.Valid(b) {
+		// A server whose encoding is not UTF-8 logs statements in it:
+		// read them, with the odd bytes replaced.
+		line = strings.ToValidUTF8(line, "\uFFFD")
+	}
 	defer func() { rd.prev = line }()
 	if rd.inRecord {
 		rd.csvAppend(line)
@@ -215,6 +220,36 @@ func splitStderr(line string) (prefix, keyword, text string, ok bool) {
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// isBinary reports whether a line is not text: a NUL byte, or mostly
+// control bytes or bytes that are not UTF-8 (a log in LATIN1 still reads as
+// text).
+func isBinary(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	ctrl := 0
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != 0x1b {
+			ctrl++
+		}
+	}
+	if ctrl*10 > len(b) {
+		return true
+	}
+	if utf8.Valid(b) {
+		return false
+	}
+	bad := 0
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			bad++
+		}
+		i += n
+	}
+	return bad*4 > len(b)
 }
 
 // stderr handles a line of the stderr format.
