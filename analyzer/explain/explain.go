@@ -10,6 +10,7 @@ import (
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/analyzer/report"
 )
 
 // Program is what the analysis of the Go code found.
@@ -380,10 +381,10 @@ func (x *explainer) findings(r *Report, ms []procMatch) []ExplainingFinding {
 // rowCategories are the findings about rows of one table locked in no
 // defined order: two runs of the same code deadlock.
 var rowCategories = map[string]bool{
-	"unordered-row-lock": true,
-	"loop-lock-order":    true,
-	"caller-row-order":   true,
-	"row-order-mismatch": true,
+	report.CategoryUnorderedRows: true,
+	report.CategoryLoopOrder:     true,
+	report.CategoryCallerOrder:   true,
+	report.CategoryOrderMismatch: true,
 }
 
 // cycleMatches assigns the report's processes to the cycle's steps: a
@@ -400,7 +401,7 @@ func (x *explainer) cycleMatches(r *Report, ms []procMatch, c *lockgraph.Cycle) 
 	fits := make([][]int, len(ms)) // steps each process can be
 	waiting := 0
 	for i, m := range ms {
-		if m.proc.Waits != nil || r.Kind == Deadlock {
+		if m.proc.waiting() || r.Kind == Deadlock {
 			waiting++
 		}
 		for si, s := range c.Steps {
@@ -429,7 +430,7 @@ func (x *explainer) cycleMatches(r *Report, ms []procMatch, c *lockgraph.Cycle) 
 			return false
 		}
 		for _, si := range fits[i] {
-			if ms[i].proc.Waits == nil && r.Kind != Deadlock {
+			if !ms[i].proc.waiting() && r.Kind != Deadlock {
 				// A holder: any site of the cycle, shared.
 				return assign(i + 1)
 			}
@@ -487,7 +488,7 @@ func (x *explainer) processFits(m procMatch, s *lockgraph.Edge, c *lockgraph.Cyc
 	}
 	for _, h := range m.hits {
 		pos := x.ix.sites[h.site].Pos
-		if m.proc.Waits == nil && m.proc.BlockedBy == nil {
+		if !m.proc.waiting() {
 			// Holds a lock: its last statement is any of the cycle's.
 			for _, st := range c.Steps {
 				if at(st.HeldPath) == pos || at(st.WantedPath) == pos {
@@ -534,6 +535,9 @@ func (x *explainer) why(r *Report, ms []procMatch, ex *Explanation) []string {
 	var out []string
 	if r.Truncated {
 		out = append(out, "the report is incomplete (cut short, or its cycle does not close): some processes or statements are missing")
+	}
+	if r.Kind == Hang && len(ex.Findings) > 0 && !slices.ContainsFunc(ex.Findings, func(f ExplainingFinding) bool { return f.Category == report.CategoryCrossConn }) {
+		out = append(out, "the findings that match are cycles PostgreSQL detects (they end in 40P01 after deadlock_timeout): a wait that only lock_timeout ended, or that never ended, passes through the application or waits for a transaction that stays open")
 	}
 	for i, pe := range ex.Processes {
 		if pe.Problem != "" {

@@ -96,6 +96,35 @@ func TestExplain(t *testing.T) {
 			want:   []string{"bank/transfer.go:11:5 bank.Transfer tables"},
 		},
 		{
+			name: "psql: blocked and blocking",
+			log: ` blocked_pid | blocked_by |                  blocked_query                  |              blocking_query
+-------------+------------+-------------------------------------------------+----------------------------------------------
+        7001 | {7002}     | UPDATE ledger SET total = total + 5 WHERE id = 1 | UPDATE ledger SET closed = true WHERE id = 1
+(1 row)
+`,
+			status: Explained,
+			want:   []string{"bank/transfer.go:11:5 bank.Transfer fingerprint", "bank/close.go:20:5 bank.Close fingerprint", "finding lock-order full"},
+		},
+		{
+			name: "psql: blocking statement elsewhere",
+			log: `blocked_pid,blocked_by,blocked_query,blocking_query
+7001,{7002},"UPDATE ledger SET total = total + 5 WHERE id = 1",SELECT pg_sleep(4);
+`,
+			status: Partly,
+			want:   []string{"process 7002: statement not found in the code"},
+		},
+		{
+			name: "hang: a detected cycle does not explain it",
+			log: `2026-12-02 02:33:01.003 UTC [18296] LOG:  process 18296 still waiting for ShareLock on transaction 762 after 101.468 ms
+2026-12-02 02:33:01.003 UTC [18296] DETAIL:  Process holding the lock: 18295. Wait queue: 18296.
+2026-12-02 02:33:01.003 UTC [18296] CONTEXT:  while updating tuple (0,1) in relation "ledger"
+2026-12-02 02:33:01.003 UTC [18296] STATEMENT:  UPDATE ledger SET total = total + 5 WHERE id = 1
+2026-12-02 02:33:01.902 UTC [18296] ERROR:  canceling statement due to lock timeout
+`,
+			status: Partly,
+			want:   []string{"finding lock-order full=false", "the findings that match are cycles PostgreSQL detects"},
+		},
+		{
 			name:   "driver error without statements",
 			log:    `&pgconn.PgError{Severity:"ERROR", Code:"40P01", Message:"deadlock detected", Detail:"Process 101 waits for ShareLock on transaction 739; blocked by process 102.\nProcess 102 waits for ShareLock on transaction 738; blocked by process 101.", Where:"while updating tuple (0,1) in relation \"ledger\""}` + "\n",
 			status: Unexplained,

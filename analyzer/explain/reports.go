@@ -63,6 +63,10 @@ type Process struct {
 	Victim bool `json:"victim,omitempty"`
 }
 
+// waiting reports whether the process waits for a lock (rather than only
+// holding one others wait for).
+func (p *Process) waiting() bool { return p.Waits != nil || len(p.BlockedBy) > 0 }
+
 // Log is what was read from the input.
 type Log struct {
 	Reports []*Report
