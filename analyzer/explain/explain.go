@@ -132,7 +132,7 @@ func Explain(log *Log, p Program) []*Explanation {
 	}
 	for _, e := range lockgraph.Dedupe(slices.Clone(p.Edges)) {
 		if n := len(e.WantedPath); n > 0 {
-			pos := e.WantedPath[n-1].Pos
+			pos := e.WantedPath[n-1].Pos.String()
 			x.byWanted[pos] = append(x.byWanted[pos], e)
 		}
 	}
@@ -249,8 +249,8 @@ func weakTableLock(l lockgraph.Lock) bool {
 // them (the class of an advisory key known only at run time names its
 // site).
 func (x *explainer) lockText(l lockgraph.Lock) string {
-	if site, ok := strings.CutPrefix(l.Class, "advisory@"); ok {
-		l.Class = "advisory@" + x.rel(site)
+	if l.Class.Site != "" {
+		l.Class.Site = x.rel(l.Class.Site)
 	}
 	return l.String()
 }
@@ -258,10 +258,10 @@ func (x *explainer) lockText(l lockgraph.Lock) string {
 func (x *explainer) path(e *lockgraph.Edge) Path {
 	pa := Path{Func: e.Func, Holds: x.lockText(e.Held), Waits: x.lockText(e.Wanted)}
 	if n := len(e.HeldPath); n > 0 {
-		pa.HeldAt, pa.HeldSQL = x.rel(e.HeldPath[n-1].Pos), e.HeldPath[n-1].SQL
+		pa.HeldAt, pa.HeldSQL = x.rel(e.HeldPath[n-1].Pos.String()), e.HeldPath[n-1].SQL
 	}
 	if n := len(e.WantedPath); n > 0 {
-		pa.WaitsAt = x.rel(e.WantedPath[n-1].Pos)
+		pa.WaitsAt = x.rel(e.WantedPath[n-1].Pos.String())
 	}
 	return pa
 }
@@ -281,12 +281,12 @@ func (x *explainer) compatible(l *Lock, want lockgraph.Lock) bool {
 	case c == "":
 		return true
 	case l.Kind == lockmodel.Advisory:
-		key, ok := strings.CutPrefix(strings.SplitN(want.Class, "|@", 2)[0], "advisory:")
-		// A key the model knows only as an expression (hashtext('x'))
-		// or a parameter cannot be compared with the server's number.
-		return !ok || !numericKey.MatchString(key) || "advisory:"+key == c
+		// A key the model knows only as an expression (hashtext('x')),
+		// a parameter or not at all cannot be compared with the
+		// server's number.
+		return want.Class.Kind != lockgraph.AdvisoryKey || !numericKey.MatchString(want.Class.Name) || want.Class.Key().String() == c
 	}
-	return want.Class == c
+	return want.Class.String() == c
 }
 
 // numericKey is an advisory key of integer constants: "(42)", "(1, -2)".
@@ -295,7 +295,7 @@ var numericKey = regexp.MustCompile(`^\(-?\d+(?:, -?\d+)?\)$`)
 // verified reports whether the log names the lock precisely enough (a
 // relation's name, an advisory key's numbers) to compare it with want.
 func verified(l *Lock, want lockgraph.Lock) bool {
-	return l != nil && l.Class() != "" && strings.SplitN(want.Class, "|@", 2)[0] == l.Class()
+	return l != nil && l.Class() != "" && want.Class.Key().String() == l.Class()
 }
 
 // problem says why a process could not be placed, or "" when it was.
@@ -482,7 +482,7 @@ func (x *explainer) processFits(m procMatch, s *lockgraph.Edge, c *lockgraph.Cyc
 	}
 	at := func(path []lockgraph.Frame) string {
 		if n := len(path); n > 0 {
-			return path[n-1].Pos
+			return path[n-1].Pos.String()
 		}
 		return ""
 	}

@@ -2,6 +2,8 @@ package explain
 
 import (
 	"fmt"
+	"go/token"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,10 +23,10 @@ func program(extra ...lockseq.Site) Program {
 	}
 	sites = append(sites, extra...)
 	lock := func(table string) lockgraph.Lock {
-		return lockgraph.Lock{Class: "row:" + table, Mode: lockmodel.ForNoKeyUpdate, Waits: true}
+		return lockgraph.Lock{Class: lockgraph.RowsOf(table), Mode: lockmodel.ForNoKeyUpdate, Waits: true}
 	}
 	frame := func(s lockseq.Site) []lockgraph.Frame {
-		return []lockgraph.Frame{{Func: s.Func, Pos: s.Pos, What: "UPDATE in a transaction", SQL: s.SQL}}
+		return []lockgraph.Frame{{Func: s.Func, Pos: position(s.Pos), What: "UPDATE in a transaction", SQL: s.SQL}}
 	}
 	edges := []*lockgraph.Edge{
 		{Held: lock("accounts"), Wanted: lock("ledger"), Func: "bank.Transfer", Pkg: "bank", HeldPath: frame(sites[0]), WantedPath: frame(sites[1])},
@@ -32,9 +34,17 @@ func program(extra ...lockseq.Site) Program {
 	}
 	var fs []Finding
 	for _, c := range lockgraph.New(edges).Cycles(4) {
-		fs = append(fs, Finding{Category: "lock-order", Posn: c.Anchor().Anchor(), Message: "lock-order inversion: accounts and ledger\n  fix: take accounts before ledger on every path", Cycle: c})
+		fs = append(fs, Finding{Category: "lock-order", Posn: c.Anchor().Anchor().String(), Message: "lock-order inversion: accounts and ledger\n  fix: take accounts before ledger on every path", Cycle: c})
 	}
 	return Program{Sites: sites, Edges: edges, Findings: fs}
+}
+
+// position parses "file:line:col".
+func position(s string) token.Position {
+	parts := strings.Split(s, ":")
+	line, _ := strconv.Atoi(parts[1])
+	col, _ := strconv.Atoi(parts[2])
+	return token.Position{Filename: parts[0], Line: line, Column: col}
 }
 
 // deadlockLog is a server's report of a deadlock between two statements.

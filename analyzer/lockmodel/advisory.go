@@ -39,7 +39,12 @@ func (w *walker) funcCall(sc *scope, fc *pg_query.FuncCall) {
 	w.children(sc, fc)
 	name := funcName(fc.GetFuncname())
 	f, ok := advisoryFuncs[name]
-	if !ok || fc.GetAggStar() {
+	if !ok {
+		// A function of the schema: the locks its body takes.
+		w.others = append(w.others, current.Load().callEffects(w.stmt, name, w.depth)...)
+		return
+	}
+	if fc.GetAggStar() {
 		return
 	}
 	args := fc.GetArgs()
@@ -61,12 +66,17 @@ func (w *walker) funcCall(sc *scope, fc *pg_query.FuncCall) {
 		}
 		key.Parts[i] = keyPart(a)
 	}
-	w.others = append(w.others, Effect{
+	eff := Effect{
 		Kind: f.effect,
 		Lock: Lock{Kind: Advisory, Key: key, Mode: f.mode, Wait: f.wait, Scope: f.scope},
 		Stmt: w.stmt,
 		Verb: name,
-	})
+	}
+	if f.wait == Try {
+		p := w.tries[fc]
+		eff.Try, eff.Column = p.use, p.column
+	}
+	w.others = append(w.others, eff)
 }
 
 // funcName returns the name of a function, without the pg_catalog schema

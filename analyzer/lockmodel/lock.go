@@ -188,7 +188,31 @@ type Effect struct {
 	// Rows describes the rows a row lock takes, and those whose keys a
 	// per-row advisory lock takes; zero for other effects.
 	Rows RowSet
+	// Try says, for a pg_try_advisory_* call, where its boolean result
+	// goes: the lock is held only where that result was true, and the
+	// caller learns it from there. Column is the 0-based result column
+	// for TryColumn.
+	Try    TryUse
+	Column int
 }
+
+// TryUse is where the result of a pg_try_advisory_* call goes.
+type TryUse uint8
+
+// Uses of a try-lock's result.
+const (
+	// TryUnseen: the result is used in a way the model does not follow
+	// (an expression, a sub-query, a DML statement): whether the lock
+	// was granted is not visible to the caller.
+	TryUnseen TryUse = iota
+	// TryColumn: the call is a result column of the statement's
+	// top-level SELECT (possibly cast or aliased); the column is true
+	// exactly where the lock was granted.
+	TryColumn
+	// TryFilter: the call is a conjunct of the top-level SELECT's WHERE:
+	// a row comes back only where the lock was granted.
+	TryFilter
+)
 
 // Analysis is what a SQL string does to locks.
 type Analysis struct {

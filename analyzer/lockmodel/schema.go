@@ -27,6 +27,10 @@ import (
 //     constraint or index takes FOR UPDATE, not FOR NO KEY UPDATE.
 type Schema struct {
 	tables map[string]*schemaTable
+	// routines are the functions and procedures, by name; triggers the
+	// triggers, by table (see routines.go).
+	routines map[string]*Routine
+	triggers map[string][]*Trigger
 }
 
 // schemaTable is one table of a Schema.
@@ -69,9 +73,16 @@ func (a FKAction) changesChild() bool { return a == Cascade || a == SetNull || a
 // tools apply them in). Statements other than CREATE TABLE, ALTER TABLE
 // ... ADD and CREATE INDEX are ignored.
 func LoadSchema(path string) (*Schema, error) {
+	s, _, err := loadSchemaFiles(path)
+	return s, err
+}
+
+// loadSchemaFiles is LoadSchema, also returning the files it read and
+// what each added.
+func loadSchemaFiles(path string) (*Schema, []SchemaSource, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading schema: %w", err)
+		return nil, nil, fmt.Errorf("reading schema: %w", err)
 	}
 	files := []string{path}
 	if info.IsDir() {
@@ -86,25 +97,37 @@ func LoadSchema(path string) (*Schema, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("reading schema: %w", err)
+			return nil, nil, fmt.Errorf("reading schema: %w", err)
 		}
 		sort.Strings(files)
 	}
 	s := NewSchema()
+	var sources []SchemaSource
 	for _, f := range files {
 		text, err := os.ReadFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("reading schema: %w", err)
+			return nil, nil, fmt.Errorf("reading schema: %w", err)
 		}
-		if err := s.Parse(string(text)); err != nil {
-			return nil, fmt.Errorf("schema %s: %w", f, err)
+		if strings.HasSuffix(f, ".down.sql") {
+			continue // golang-migrate's down migrations are never applied
 		}
+		sql := string(text)
+		if layout, up := migrationText(path, f, sql); layout != "" {
+			sql = up // goose, dbmate, tern: the up part only
+		}
+		before := s.counts()
+		if err := s.Parse(sql); err != nil {
+			return nil, nil, fmt.Errorf("schema %s: %w", f, err)
+		}
+		sources = append(sources, s.added(SchemaSource{File: f}, before))
 	}
-	return s, nil
+	return s, sources, nil
 }
 
 // NewSchema returns an empty schema.
-func NewSchema() *Schema { return &Schema{tables: map[string]*schemaTable{}} }
+func NewSchema() *Schema {
+	return &Schema{tables: map[string]*schemaTable{}, routines: map[string]*Routine{}, triggers: map[string][]*Trigger{}}
+}
 
 // Parse adds the tables, keys and foreign keys that the SQL text defines.
 // A migration often also holds statements pg_query cannot parse as a whole
@@ -115,6 +138,7 @@ func (s *Schema) Parse(sql string) error {
 		return fmt.Errorf("parse: %w", err)
 	}
 	for _, raw := range tree.GetStmts() {
+		source := stmtSource(sql, raw)
 		switch n := raw.GetStmt().GetNode().(type) {
 		case *pg_query.Node_CreateStmt:
 			table := tableName(n.CreateStmt.GetRelation())
@@ -130,6 +154,24 @@ func (s *Schema) Parse(sql string) error {
 					s.element(table, cmd.GetDef())
 				}
 			}
+		case *pg_query.Node_DropStmt:
+			// A later migration that drops a table drops what it knew.
+			if n.DropStmt.GetRemoveType() == pg_query.ObjectType_OBJECT_TABLE {
+				for _, o := range n.DropStmt.GetObjects() {
+					var parts []string
+					for _, p := range o.GetList().GetItems() {
+						parts = append(parts, p.GetString_().GetSval())
+					}
+					if len(parts) > 0 {
+						s.dropTable(qualify(strings.Join(parts[:len(parts)-1], "."), parts[len(parts)-1]))
+					}
+				}
+			}
+			s.drop(n.DropStmt)
+		case *pg_query.Node_CreateFunctionStmt:
+			s.createFunction(n.CreateFunctionStmt, source)
+		case *pg_query.Node_CreateTrigStmt:
+			s.createTrigger(n.CreateTrigStmt, source)
 		case *pg_query.Node_IndexStmt:
 			ix := n.IndexStmt
 			if !ix.GetUnique() && !ix.GetPrimary() || ix.GetWhereClause() != nil {
@@ -150,6 +192,58 @@ func (s *Schema) Parse(sql string) error {
 		}
 	}
 	return nil
+}
+
+// stmtSource returns the text of a raw statement of sql. Locations are byte
+// offsets.
+func stmtSource(sql string, raw *pg_query.RawStmt) string {
+	start := int(raw.GetStmtLocation())
+	end := len(sql)
+	if l := int(raw.GetStmtLen()); l > 0 && start+l <= len(sql) {
+		end = start + l
+	}
+	if start < 0 || start > end {
+		return ""
+	}
+	return trimLeadingComments(sql[start:end])
+}
+
+// trimLeadingComments drops the blanks and comments before a statement's
+// first word (the comments above a CREATE FUNCTION in a migration).
+func trimLeadingComments(text string) string {
+	for {
+		text = strings.TrimSpace(text)
+		switch {
+		case strings.HasPrefix(text, "--"):
+			i := strings.IndexByte(text, '\n')
+			if i < 0 {
+				return ""
+			}
+			text = text[i+1:]
+		case strings.HasPrefix(text, "/*"):
+			i := strings.Index(text, "*/")
+			if i < 0 {
+				return ""
+			}
+			text = text[i+2:]
+		default:
+			return text
+		}
+	}
+}
+
+// dropTable forgets a table and the foreign keys from and to it.
+func (s *Schema) dropTable(name string) {
+	t := s.tables[name]
+	if t == nil {
+		return
+	}
+	delete(s.tables, name)
+	for _, other := range s.tables {
+		other.refs = slices.DeleteFunc(other.refs, func(fk *ForeignKey) bool { return fk.Parent == name })
+		other.referencedBy = slices.DeleteFunc(other.referencedBy, func(fk *ForeignKey) bool { return fk.Child == name })
+	}
+	delete(s.triggers, name)
 }
 
 // table returns the table's entry, creating it.
@@ -309,11 +403,18 @@ func UseSchema(s *Schema) {
 // CurrentSchema returns the schema set by UseSchema, or nil.
 func CurrentSchema() *Schema { return current.Load() }
 
-// SchemaFlag is a flag.Value that loads the schema at the path it is set to
-// and makes Analyze use it.
-type SchemaFlag struct{ path string }
+// SchemaFlag is a flag.Value that loads the schema the flag names and makes
+// Analyze use it: a .sql file or directory of migrations; "none" for no
+// schema; or "auto=DIR" (several directories joined by the OS's path-list
+// separator) to discover the migrations of the modules rooted there
+// (DiscoverSchema).
+type SchemaFlag struct {
+	path    string
+	sources []SchemaSource
+	files   []string
+}
 
-// String returns the path.
+// String returns the flag's value.
 func (f *SchemaFlag) String() string {
 	if f == nil {
 		return ""
@@ -321,17 +422,46 @@ func (f *SchemaFlag) String() string {
 	return f.path
 }
 
-// Set loads the schema at path; an empty path unsets it.
-func (f *SchemaFlag) Set(path string) error {
-	f.path = path
-	if path == "" {
+// Set loads the schema the value names; an empty value unsets it.
+func (f *SchemaFlag) Set(value string) error {
+	f.path, f.sources, f.files = value, nil, nil
+	switch {
+	case value == "" || value == "none":
 		UseSchema(nil)
 		return nil
+	case strings.HasPrefix(value, "auto="):
+		roots := filepath.SplitList(strings.TrimPrefix(value, "auto="))
+		s, sources, err := DiscoverSchema(roots...)
+		if err != nil {
+			return err
+		}
+		f.sources = sources
+		for _, src := range sources {
+			for _, r := range roots {
+				if p := filepath.Join(r, src.File); exists(p) {
+					f.files = append(f.files, p)
+					break
+				}
+			}
+		}
+		UseSchema(s)
+		return nil
 	}
-	s, err := LoadSchema(path)
+	s, sources, err := loadSchemaFiles(value)
 	if err != nil {
 		return err
+	}
+	f.sources = sources
+	for _, src := range sources {
+		f.files = append(f.files, src.File)
 	}
 	UseSchema(s)
 	return nil
 }
+
+// Sources lists the files the schema was read from, with what each added
+// when it was discovered.
+func (f *SchemaFlag) Sources() []SchemaSource { return f.sources }
+
+// Files lists the paths of the files the schema was read from.
+func (f *SchemaFlag) Files() []string { return f.files }

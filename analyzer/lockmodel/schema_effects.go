@@ -15,6 +15,13 @@ const maxCascade = 8
 // current schema implies (see Schema): it runs after statementEffects, on
 // the same parse tree, so that without a schema nothing changes.
 func withSchema(stmt int, n *pg_query.Node, effs []Effect) []Effect {
+	return withSchemaAt(stmt, n, effs, 0)
+}
+
+// withSchemaAt is withSchema for a statement run depth calls deep inside
+// the schema's functions and triggers; it adds the locks of the triggers
+// the statement fires.
+func withSchemaAt(stmt int, n *pg_query.Node, effs []Effect, depth int) []Effect {
 	s := current.Load()
 	if s == nil {
 		return effs
@@ -27,6 +34,14 @@ func withSchema(stmt int, n *pg_query.Node, effs []Effect) []Effect {
 				cols = append(cols, c.GetResTarget().GetName())
 			}
 			effs = append(effs, s.parentChecks(stmt, tableName(d.InsertStmt.GetRelation()), cols, "INSERT")...)
+			effs = append(effs, s.triggerEffects(stmt, tableName(d.InsertStmt.GetRelation()), evInsert, cols, depth)...)
+			if oc := d.InsertStmt.GetOnConflictClause(); oc != nil && oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
+				var set []string
+				for _, c := range oc.GetTargetList() {
+					set = append(set, c.GetResTarget().GetName())
+				}
+				effs = append(effs, s.triggerEffects(stmt, tableName(d.InsertStmt.GetRelation()), evUpdate, set, depth)...)
+			}
 		case *pg_query.Node_UpdateStmt:
 			target := tableName(d.UpdateStmt.GetRelation())
 			var cols []string
@@ -45,9 +60,11 @@ func withSchema(stmt int, n *pg_query.Node, effs []Effect) []Effect {
 			}
 			effs = append(effs, s.parentChecks(stmt, target, cols, "UPDATE")...)
 			effs = append(effs, s.cascades(stmt, target, cols, false, 0, map[string]bool{target: true})...)
+			effs = append(effs, s.triggerEffects(stmt, target, evUpdate, cols, depth)...)
 		case *pg_query.Node_DeleteStmt:
 			target := tableName(d.DeleteStmt.GetRelation())
 			effs = append(effs, s.cascades(stmt, target, nil, true, 0, map[string]bool{target: true})...)
+			effs = append(effs, s.triggerEffects(stmt, target, evDelete, nil, depth)...)
 		}
 	}
 	return effs

@@ -8,10 +8,16 @@ import (
 // Statements that take no lock the model cares about (SET, SHOW, CREATE
 // TABLE, ...) have none.
 func statementEffects(stmt int, n *pg_query.Node) []Effect {
-	w := &walker{stmt: stmt}
+	return statementEffectsAt(stmt, n, 0)
+}
+
+// statementEffectsAt is statementEffects for a statement run depth calls
+// deep inside the database's own functions and triggers.
+func statementEffectsAt(stmt int, n *pg_query.Node, depth int) []Effect {
+	w := &walker{stmt: stmt, tries: tryPlaces(n.GetSelectStmt()), depth: depth}
 	switch s := n.GetNode().(type) {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt,
-		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:
+		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt, *pg_query.Node_CallStmt:
 		w.node(nil, n)
 	case *pg_query.Node_LockStmt:
 		w.lockStmt(s.LockStmt)

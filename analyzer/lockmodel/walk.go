@@ -18,6 +18,12 @@ type walker struct {
 	stmt   int
 	tables []Effect // Acquire effects of table locks, by first appearance
 	others []Effect // row locks and advisory effects, in execution order
+	// tries says where the result of each try-lock call of the
+	// top-level SELECT goes (see TryUse).
+	tries map[*pg_query.FuncCall]tryPlace
+	// depth is how many calls of the schema's functions and triggers deep
+	// the statement runs (see routines.go).
+	depth int
 }
 
 // effects returns the statement's effects: table locks first, then the rest.

@@ -24,6 +24,9 @@ type Env struct {
 	ImportSummary func(*types.Func) *Summary
 	// Debugf, if set, receives messages about SQL that was skipped.
 	Debugf func(format string, args ...any)
+	// SkipSQL, if set, says why a SQL text is not to be analysed as
+	// PostgreSQL (another database's dialect), or "".
+	SkipSQL func(sql string) string
 }
 
 // Leak is a session advisory lock taken on a pool: the unlock may run on
@@ -128,4 +131,18 @@ func (a *Analysis) debugf(format string, args ...any) {
 	}
 	a.debugSeen[msg] = true
 	a.env.Debugf("%s", msg)
+}
+
+// skipSQL reports whether text is not PostgreSQL and must not be analysed
+// (Env.SkipSQL), saying so under -debug.
+func (a *Analysis) skipSQL(pos, text string) bool {
+	if a.env.SkipSQL == nil {
+		return false
+	}
+	why := a.env.SkipSQL(text)
+	if why == "" {
+		return false
+	}
+	a.debugf("%s: skipping SQL that is not PostgreSQL (%s)", pos, why)
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
@@ -26,6 +27,15 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	for i := range sum.Events {
 		mapped[i] = fa.mapEvent(site, scope, i, &sum.Events[i], args, bind)
 		fa.checkMapped(site, mapped[i], &sum.Events[i], args, st, mapped[:i])
+	}
+	if scope == "" {
+		// The callee's try-locks: held where the result that reports
+		// them is true (see tryBranch).
+		for _, t := range sum.Tries {
+			if t.Event < len(mapped) {
+				fa.tries[mapped[t.Event]] = tryRef{site: site, column: t.Result, callee: true, wait: lockmodel.Try}
+			}
+		}
 	}
 	// The callee's requests, with the SQL it runs for this caller placed
 	// among them where the callee runs it.
@@ -49,8 +59,8 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 			continue
 		}
 		h, w := mapped[p.Held], mapped[p.Wanted]
-		if p.Drawn && fa.events[h].Lock.Class == concrete(sum.Events[p.Held].Lock.Class) &&
-			fa.events[w].Lock.Class == concrete(sum.Events[p.Wanted].Lock.Class) {
+		if p.Drawn && fa.events[h].Lock.Class == sum.Events[p.Held].Lock.Class.Concrete() &&
+			fa.events[w].Lock.Class == sum.Events[p.Wanted].Lock.Class.Concrete() {
 			continue // the callee drew this very edge
 		}
 		if fa.events[h].Hold != HoldNone && !fa.alreadyHeld(fa.events[w], sortedKeys(st.held)) {
@@ -72,29 +82,19 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	}
 	for _, u := range sum.Unlocks {
 		h := fa.mapHandle(Handle{Ref: u.Conn, Conn: u.Conn}, site, scope, bind)
+		// An unlock of a key unknown before run time (AdvisorySite with
+		// no site) stays one; any other key is bound like a lock's.
 		class := u.Class
-		if class == "?" {
-			class = "advisory@"
-		} else {
+		if class.Kind != lockgraph.AdvisorySite {
 			class = fa.bindClass(class, args)
 		}
-		fa.unlockMapped(h, class, st)
+		fa.unlock(h, class, st)
 	}
 	for _, i := range sum.Exit {
 		if i < len(mapped) && fa.events[mapped[i]].Hold != HoldNone {
 			st.hold(mapped[i], slices.Contains(sum.Surely, i))
 		}
 	}
-}
-
-// unlockMapped is unlock for a callee's unlock, whose class "advisory@"
-// stands for every key unknown before run time.
-func (fa *fnAnalysis) unlockMapped(h Handle, class string, st *state) {
-	if class == "advisory@" {
-		fa.unlock(h, "advisory@?", st)
-		return
-	}
-	fa.unlock(h, class, st)
 }
 
 // mapEvent creates (once) the caller's copy of callee event i.
@@ -109,7 +109,7 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 	h := fa.mapHandle(Handle{Ref: ev.Tx, Kind: ev.TxKind, Conn: ev.Conn}, site, scope, bind)
 	out := &Event{
 		Lock: ev.Lock, Tx: h.Ref, TxKind: h.Kind, Conn: h.Conn, Hold: ev.Hold,
-		Stmt: fmt.Sprintf("%d%s/%s", fa.instrID(site), scope, ev.Stmt),
+		Stmt: fmt.Sprintf("%d%s/%s", fa.instrID(site), scope, ev.Stmt), Try: ev.Try,
 	}
 	out.Lock.Class = fa.bindClass(ev.Lock.Class, vals)
 	if out.TxKind == 0 {

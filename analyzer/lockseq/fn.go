@@ -1,6 +1,7 @@
 package lockseq
 
 import (
+	"cmp"
 	"fmt"
 	"go/token"
 	"go/types"
@@ -111,6 +112,9 @@ type fnAnalysis struct {
 	// builtKeys are the values of the $n of a statement an ORM built
 	// (sqlsite.Op.Keys), while it runs.
 	builtKeys []ssa.Value
+	// tries are the events of requests that never wait, and how the
+	// function learns whether they were granted (see trylock.go).
+	tries map[int]tryRef
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -129,6 +133,7 @@ func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
 		leaks:    map[int]bool{},
 		returned: map[[2]int]bool{},
 		invokes:  map[string]int{},
+		tries:    map[int]tryRef{},
 	}
 }
 
@@ -162,10 +167,14 @@ func (fa *fnAnalysis) run() *Summary {
 				}
 			}
 			failing, failed := fa.failedCall(b)
+			tried := fa.tryBranch(b, failing, failed)
 			for i, succ := range b.Succs {
 				out := st
 				if failed != nil && i == failing {
 					out = fa.withoutCall(st, failed)
+				}
+				if i < len(tried) {
+					out = fa.edited(out, tried[i])
 				}
 				if in[succ.Index] == nil {
 					in[succ.Index] = out.clone()
@@ -392,6 +401,7 @@ func (fa *fnAnalysis) finish(exit *state) {
 		fa.sum.Events = append(fa.sum.Events, *e)
 	}
 	fa.flows()
+	fa.sum.Tries = fa.tryResults()
 	for r := range fa.releases {
 		fa.sum.Releases = append(fa.sum.Releases, r)
 	}
@@ -400,7 +410,7 @@ func (fa *fnAnalysis) finish(exit *state) {
 		fa.sum.Unlocks = append(fa.sum.Unlocks, u)
 	}
 	slices.SortFunc(fa.sum.Unlocks, func(a, b Unlock) int {
-		return strings.Compare(string(a.Conn)+a.Class, string(b.Conn)+b.Class)
+		return cmp.Or(strings.Compare(string(a.Conn), string(b.Conn)), lockgraph.CompareClasses(a.Class, b.Class))
 	})
 }
 
@@ -461,10 +471,16 @@ func sortedKeys(m map[int]bool) []int {
 
 // position renders a position for a path frame.
 func (fa *fnAnalysis) position(pos token.Pos) string {
+	return fa.sourcePosition(pos).String()
+}
+
+// sourcePosition is pos in the source; where there is none (synthetic code),
+// the function's name stands in for the file.
+func (fa *fnAnalysis) sourcePosition(pos token.Pos) token.Position {
 	if !pos.IsValid() || fa.a.env.Fset == nil {
-		return fa.name
+		return token.Position{Filename: fa.name}
 	}
-	return fa.a.env.Fset.Position(pos).String()
+	return fa.a.env.Fset.Position(pos)
 }
 
 // FuncName names a function for messages: "billing.invoiceAccount",
@@ -497,7 +513,7 @@ func FuncName(fn *ssa.Function) string {
 
 // frame is a path frame at pos in this function.
 func (fa *fnAnalysis) frame(pos token.Pos, what string) lockgraph.Frame {
-	return lockgraph.Frame{Func: fa.name, Pos: fa.position(pos), What: what}
+	return lockgraph.Frame{Func: fa.name, Pos: fa.sourcePosition(pos), What: what}
 }
 
 func describeHandle(h Handle) string {

@@ -72,10 +72,10 @@ type OrderedLock struct {
 	Table string
 	Order string
 	Mode  lockmodel.Mode
-	// Pos is the statement's position, "file:line:column", and What
-	// describes it.
-	Pos, What string
-	Func      string
+	// Pos is the statement's position, and What describes it.
+	Pos  token.Position
+	What string
+	Func string
 	// Pkg is the path of the package the statement is in.
 	Pkg string
 	// At is the statement's position in the package that found it; it
@@ -315,7 +315,7 @@ func (fa *fnAnalysis) reportRows(f RowFinding) {
 // vetoRows withdraws the finding of rule at pos: on a later visit of the
 // fixpoint the lock turned out to be held already. The sets of held locks
 // only grow from one visit to the next, so a veto stands.
-func (fa *fnAnalysis) vetoRows(rule RowRule, pos token.Pos, class string) {
+func (fa *fnAnalysis) vetoRows(rule RowRule, pos token.Pos, class lockgraph.Class) {
 	if fa.rowVeto == nil {
 		fa.rowVeto = map[string]bool{}
 	}
@@ -336,8 +336,8 @@ func (fa *fnAnalysis) flushRows() {
 }
 
 // rowKey identifies a row finding.
-func rowKey(rule RowRule, pos, class string) string {
-	return strconv.Itoa(int(rule)) + "@" + pos + "@" + class
+func rowKey(rule RowRule, pos string, class lockgraph.Class) string {
+	return strconv.Itoa(int(rule)) + "@" + pos + "@" + class.String()
 }
 
 // checkRows applies the row-order rules to a lock this function requests
@@ -350,7 +350,7 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 	}
 	held := e.Hold != HoldNone || unit
 	if eff.Lock.Kind == lockmodel.Row && eff.Rows.Multi && eff.Rows.Order != "" && !eff.Rows.PreLocked && strings.HasPrefix(eff.Verb, "SELECT") {
-		pos := fa.position(site.Pos())
+		pos := fa.sourcePosition(site.Pos())
 		if !slices.ContainsFunc(fa.a.Ordered, func(o OrderedLock) bool { return o.Pos == pos && o.Table == eff.Lock.Table }) {
 			fa.a.Ordered = append(fa.a.Ordered, OrderedLock{
 				Table: eff.Lock.Table, Order: eff.Rows.Order, Mode: eff.Lock.Mode,
@@ -444,10 +444,10 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 	if H == W || H.Hold == HoldNone || !W.Lock.Waits || H.Rows.Unordered() || W.Rows.Unordered() {
 		return
 	}
-	rows := H.Lock.Class == W.Lock.Class && strings.HasPrefix(W.Lock.Class, "row:")
+	rows := H.Lock.Class == W.Lock.Class && W.Lock.Class.IsRow()
 	// Two advisory locks of one key shape (pg_advisory_xact_lock($1) for
 	// each account), keyed by two caller-chosen values.
-	keys := keyShape(H.Lock.Class) != "" && keyShape(H.Lock.Class) == keyShape(W.Lock.Class)
+	keys := !keyShape(H.Lock.Class).IsZero() && keyShape(H.Lock.Class) == keyShape(W.Lock.Class)
 	if !rows && !keys {
 		return
 	}
@@ -537,13 +537,13 @@ func (fa *fnAnalysis) ordersKeys(k1, k2 string) bool {
 }
 
 // keyShape is the key of a parametric advisory class with its parameters
-// blanked ("advisory:(hashtext(?))"), or "" for any other class: two locks
-// of one shape differ only in the values the callers pass.
-func keyShape(class string) string {
-	if !parametric(class) {
-		return ""
+// blanked ("(hashtext(?))"), or the zero Class for any other class: two
+// locks of one shape differ only in the values the callers pass.
+func keyShape(class lockgraph.Class) lockgraph.Class {
+	if !class.Parametric() {
+		return lockgraph.Class{}
 	}
-	return paramRE.ReplaceAllString(classKey(class), "?")
+	return lockgraph.AdvisoryOf(paramRE.ReplaceAllString(class.Name, "?"), "")
 }
 
 // dollarRE matches a $n placeholder in a key template.
@@ -571,6 +571,9 @@ var paramRE = regexp.MustCompile(`\?p[0-9]+`)
 // inside a loop: the batch runs as one implicit transaction, so the rows
 // queued by every iteration are held together, in the loop's order.
 func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text string, keys []ssa.Value) {
+	if fa.a.skipSQL(fa.position(queue.Pos()), text) {
+		return
+	}
 	an := lockmodel.Analyze(text)
 	for _, eff := range an.Effects {
 		if eff.Kind != lockmodel.Acquire || !eff.Lock.Waits() || eff.Rows.Unordered() || constantKey(eff) ||
@@ -585,7 +588,7 @@ func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text st
 		if !ok {
 			continue
 		}
-		lock := lockgraph.Lock{Mode: eff.Lock.Mode, Waits: true, Class: "row:" + eff.Lock.Table}
+		lock := lockgraph.Lock{Mode: eff.Lock.Mode, Waits: true, Class: lockgraph.RowsOf(eff.Lock.Table)}
 		if eff.Lock.Kind == lockmodel.Advisory {
 			lock.Class = fa.advisoryClass(eff.Lock, keys, queue)
 		}

@@ -123,6 +123,10 @@ type Event struct {
 	// Rows describes the rows of a row lock (and of a per-row advisory
 	// lock) for the row-order rules.
 	Rows RowInfo
+	// Try marks a pg_try_advisory_* request: it never waits, but where it
+	// is surely held (its result was tested true) it serialises what
+	// follows like any lock, so it can be a gate.
+	Try bool
 }
 
 // Pair says that event Held may still be held when event Wanted is
@@ -202,6 +206,8 @@ type Summary struct {
 	// Invokes lists the calls the function makes to its function-valued
 	// parameters.
 	Invokes []Invoke
+	// Tries lists the try-locks whose success a boolean result reports.
+	Tries []TryResult
 }
 
 // Invoke says that the function calls its function-valued parameter Param
@@ -223,8 +229,11 @@ type Invoke struct {
 // Unlock says that the function releases the session advisory lock Class
 // ("" for every one, and for keys unknown before run time: "?") on Conn.
 type Unlock struct {
-	Conn  Ref
-	Class string
+	Conn Ref
+	// Class is the key released; the zero Class releases every session
+	// lock of the connection, and an AdvisorySite class with no site every
+	// lock whose key is unknown before run time.
+	Class lockgraph.Class
 }
 
 // AFact marks Summary as an analysis fact.
@@ -248,6 +257,13 @@ func (s *Summary) String() string {
 	}
 	if len(s.Exit) > 0 {
 		parts = append(parts, fmt.Sprintf("holds%v", s.Exit))
+	}
+	if len(s.Tries) > 0 {
+		var tr []string
+		for _, t := range s.Tries {
+			tr = append(tr, fmt.Sprintf("%d=result%d", t.Event, t.Result))
+		}
+		parts = append(parts, "tries("+strings.Join(tr, ", ")+")")
 	}
 	if len(s.Returns) > 0 {
 		var fl []string

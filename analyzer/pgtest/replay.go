@@ -90,6 +90,12 @@ func Replay(ctx context.Context, dsn string, sc *repro.Script, values map[string
 		return nil, fmt.Errorf("connecting: %w", err)
 	}
 	defer func() { _ = admin.Close(context.Background()) }()
+	for _, def := range sc.Setup {
+		// The schema's functions and triggers the sessions rely on.
+		if err := exec(ctx, admin, def); err != nil {
+			return nil, fmt.Errorf("setup: %w", err)
+		}
+	}
 	conns := make([]*pgx.Conn, len(sc.Sessions))
 	defer func() {
 		for _, c := range conns {

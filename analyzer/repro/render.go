@@ -45,6 +45,15 @@ func Render(w io.Writer, n int, sc *Script) error {
 	for _, v := range sc.Vars {
 		fmt.Fprintf(&b, ": \"${%s:?fill in %s}\"\n", v.Name, v.Note)
 	}
+	if len(sc.Setup) > 0 {
+		// The database's own functions and triggers the statements run.
+		b.WriteString("# The functions and triggers of the schema that these statements run:\n")
+		b.WriteString("psql -X -q -v ON_ERROR_STOP=1 <<'SQL' || exit 1\n")
+		for _, def := range sc.Setup {
+			fmt.Fprintf(&b, "%s;\n", strings.TrimRight(def, "; \n\t"))
+		}
+		b.WriteString("SQL\n")
+	}
 	b.WriteString("step=${PGLOCKORDER_STEP:-1}       # seconds between turns\n")
 	b.WriteString("timeout=${PGLOCKORDER_TIMEOUT:-10} # lock_timeout in seconds: ends a hang\n")
 	var args strings.Builder

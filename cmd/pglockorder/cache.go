@@ -20,6 +20,7 @@ import (
 
 	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 )
 
@@ -51,6 +52,7 @@ const maxCacheEntries = 16
 // cachedFinding is a per-package finding as the cache keeps it.
 type cachedFinding struct {
 	Pkg, Posn, Category, Message string
+	Related                      []relatedInfo
 }
 
 // cachedResults is what the analysis of all packages produced.
@@ -160,8 +162,21 @@ func (c resultCache) key(pkgs []*packages.Package, cfg *packages.Config, pattern
 		}
 	}
 	if f := analyzer.Analyzer.Flags.Lookup("schema"); f != nil && f.Value.String() != "" {
-		if hashTree(h, f.Value.String()) != nil {
-			ok = false
+		// The files the schema was read from, discovered or named.
+		sf, isSchema := f.Value.(*lockmodel.SchemaFlag)
+		switch {
+		case isSchema && strings.HasPrefix(sf.String(), "auto="):
+			for _, file := range sf.Files() {
+				fmt.Fprintf(h, "schema %s\x00", file)
+				if hashFile(h, file) != nil {
+					ok = false
+				}
+			}
+		case f.Value.String() == "none":
+		default:
+			if hashTree(h, f.Value.String()) != nil {
+				ok = false
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), ok

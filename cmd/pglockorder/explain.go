@@ -294,8 +294,13 @@ func writeExplainJSON(w io.Writer, name string, exps []*explain.Explanation, log
 	return nil
 }
 
+// explainRule is a SARIF rule of -explain.
+type explainRule struct {
+	id, name, short, help string
+}
+
 // explainRules are the SARIF rules of -explain: one per status.
-var explainRules = []rule{
+var explainRules = []explainRule{
 	{"deadlock-explained", "DeadlockExplained", "A logged deadlock that a pglockorder finding explains",
 		"A deadlock (or hang) from the input whose processes' statements run at the code paths of a pglockorder finding: fix the finding."},
 	{"deadlock-partly-explained", "DeadlockPartlyExplained", "A logged deadlock only partly placed in the code",
@@ -309,7 +314,7 @@ var explainRules = []rule{
 func writeExplainSARIF(w io.Writer, exps []*explain.Explanation) error {
 	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "pglockorder", InformationURI: analyzer.Analyzer.URL}}, Results: []sarifResult{}}
 	for _, r := range explainRules {
-		sr := sarifRule{ID: r.category, Name: r.name, ShortDescription: sarifMessage{Text: r.short},
+		sr := sarifRule{ID: r.id, Name: r.name, ShortDescription: sarifMessage{Text: r.short},
 			FullDescription: sarifMessage{Text: r.help}, Help: sarifMessage{Text: r.help}, HelpURI: analyzer.Analyzer.URL}
 		sr.DefaultConfiguration.Level = "warning"
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sr)
@@ -324,7 +329,7 @@ func writeExplainSARIF(w io.Writer, exps []*explain.Explanation) error {
 		}
 		var b strings.Builder
 		writeExplanation(&b, "input", x)
-		res := sarifResult{RuleID: explainRules[idx].category, RuleIndex: idx, Level: level,
+		res := sarifResult{RuleID: explainRules[idx].id, RuleIndex: idx, Level: level,
 			Message: sarifMessage{Text: escapeBrackets(strings.TrimSpace(b.String()))}, Locations: []sarifLocation{},
 			PartialFingerprints: map[string]string{}}
 		seen := map[string]bool{}

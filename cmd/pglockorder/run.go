@@ -35,8 +35,26 @@ type finding struct {
 	Posn     string `json:"posn"`
 	Category string `json:"category,omitempty"`
 	Message  string `json:"message"`
+	// Related are the steps of the finding's paths, as go vet -json
+	// prints a diagnostic's related information.
+	Related []relatedInfo `json:"related,omitempty"`
 	// cycle is the cycle the finding reports, when it is one (gate).
 	cycle *lockgraph.Cycle
+}
+
+// relatedInfo is one related position of a finding.
+type relatedInfo struct {
+	Posn    string `json:"posn"`
+	Message string `json:"message"`
+}
+
+// relatedInfos renders related positions with rel.
+func relatedInfos(rs []report.Related, rel func(string) string) []relatedInfo {
+	out := make([]relatedInfo, len(rs))
+	for i, r := range rs {
+		out[i] = relatedInfo{Posn: rel(r.Pos.String()), Message: r.Message}
+	}
+	return out
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -53,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
 		useCache = fs.Bool("cache", true, "reuse the results of a previous run on unchanged code (PGLOCKORDER_CACHE=off or a directory)")
 		reproOut = fs.Bool("repro", false, reproUsage)
-		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates")
+		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates (default: the module's migrations, found in their conventional places; none: no schema)")
 		explain  = fs.String("explain", "", "explain the deadlocks of a server log, driver error or pg_locks query output in `file` (- for standard input) with the code (explain.go)")
 		// User-declared rules (analyzer/userrules.go).
 		sinks     = fs.String("sinks", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the SQL text of argument N on their receiver")
@@ -137,6 +155,23 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: no packages match %s\n", strings.Join(patterns, " "))
 		return exitError
 	}
+	// Without -schema, the migrations the module keeps (schema.go).
+	if *schema == "" {
+		v, err := autoSchema(pkgs)
+		if err == nil {
+			err = analyzer.Analyzer.Flags.Set("schema", v)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+			return exitError
+		}
+	}
+	// The dialect of packages whose binaries link only other databases'
+	// drivers (dialect.go); part of the cache key, as a flag.
+	if err := analyzer.Analyzer.Flags.Set("linked-dialects", linkedDialects(pkgs)); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitError
+	}
 	loaded := time.Since(start)
 
 	var (
@@ -170,12 +205,16 @@ Flags:
 				sites = append(sites, res.Sites...)
 			}
 			for _, d := range u.diagnostics {
-				results.Findings = append(results.Findings, cachedFinding{
+				cf := cachedFinding{
 					Pkg:      u.pkg.PkgPath,
 					Posn:     u.pkg.Fset.Position(d.Pos).String(),
 					Category: d.Category,
 					Message:  d.Message,
-				})
+				}
+				for _, r := range d.Related {
+					cf.Related = append(cf.Related, relatedInfo{Posn: u.pkg.Fset.Position(r.Pos).String(), Message: r.Message})
+				}
+				results.Findings = append(results.Findings, cf)
 			}
 		}
 	}
@@ -186,7 +225,11 @@ Flags:
 	}
 	g.ignores = append(g.ignores, results.Ignores...)
 	for _, f := range results.Findings {
-		findings = append(findings, finding{Pkg: f.Pkg, Posn: rel(f.Posn), Category: f.Category, Message: f.Message})
+		related := make([]relatedInfo, len(f.Related))
+		for i, r := range f.Related {
+			related[i] = relatedInfo{Posn: rel(r.Posn), Message: r.Message}
+		}
+		findings = append(findings, finding{Pkg: f.Pkg, Posn: rel(f.Posn), Category: f.Category, Message: f.Message, Related: related})
 	}
 	analysed := time.Since(start) - loaded
 
@@ -220,18 +263,20 @@ Flags:
 		anchor := c.Anchor()
 		findings = append(findings, finding{
 			Pkg:      anchor.Pkg,
-			Posn:     rel(anchor.Anchor()),
+			Posn:     rel(anchor.Anchor().String()),
 			Category: report.Category(c),
 			Message:  report.Message(c, report.Options{Rel: rel}),
+			Related:  relatedInfos(report.CycleRelated(c), rel),
 			cycle:    c,
 		})
 	}
 	for _, m := range analyzer.OrderMismatches(ordered) {
 		findings = append(findings, finding{
 			Pkg:      m.This.Pkg,
-			Posn:     rel(m.This.Pos),
+			Posn:     rel(m.This.Pos.String()),
 			Category: report.CategoryOrderMismatch,
 			Message:  report.MismatchMessage(m.This, m.Other, report.Options{Rel: rel}),
+			Related:  relatedInfos(report.MismatchRelated(m.This, m.Other), rel),
 		})
 	}
 	findings = dedupe(findings)
@@ -249,6 +294,12 @@ Flags:
 		}
 		fmt.Fprintf(stderr, "pglockorder: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
 			len(pkgs), loaded.Round(time.Millisecond), how, analysed.Round(time.Millisecond), results.EdgeCount, len(cycles))
+
+		for _, src := range schemaSources() {
+			fmt.Fprintf(stderr, "pglockorder: schema: %s\n", src)
+		}
+		// SQL of other dialects, skipped (analyzer/dialect.go).
+		fmt.Fprint(stderr, prefixLines("pglockorder: ", analyzer.TakeDialectReport().String()))
 	}
 	if err := g.write(stdout, findings); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)

@@ -1,0 +1,23 @@
+package analyzer_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/pglockorder/pglockorder/analyzer"
+)
+
+// TestConfigSchema runs the analyzer as go vet does on a module whose
+// .pglockorder.yaml names its schema: the deadlock that exists only through
+// a foreign key is reported without a -schema flag.
+func TestConfigSchema(t *testing.T) {
+	t.Cleanup(func() {
+		// The schema is the lock model's, for the whole process.
+		if err := analyzer.Analyzer.Flags.Set("schema", ""); err != nil {
+			t.Fatal(err)
+		}
+	})
+	analysistest.Run(t, filepath.Join("..", "testdata", "configschema"), analyzer.Analyzer, "./...")
+}

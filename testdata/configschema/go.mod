@@ -1,0 +1,3 @@
+module configschema
+
+go 1.25.0

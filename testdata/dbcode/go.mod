@@ -1,0 +1,3 @@
+module dbcode
+
+go 1.25.0

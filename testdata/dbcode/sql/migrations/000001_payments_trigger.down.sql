@@ -1,0 +1,2 @@
+DROP TRIGGER payments_bump ON payments;
+DROP FUNCTION bump_balance();
