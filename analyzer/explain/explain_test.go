@@ -106,6 +106,14 @@ func TestExplain(t *testing.T) {
 			want:   []string{"bank/transfer.go:11:5 bank.Transfer tables"},
 		},
 		{
+			name: "test code ranks last",
+			log: deadlockLog("UPDATE ledger SET closed = true WHERE id = 1", "UPDATE accounts SET frozen = true WHERE id = 7",
+				`while updating tuple (0,1) in relation "ledger"`),
+			extra:  []lockseq.Site{{Func: "bank.TestClose", Pos: "bank/a_test.go:5:5", SQL: "UPDATE ledger SET closed = true WHERE id = $1", Tx: true}},
+			status: Explained, // UPDATE ledger is also at transfer.go:11 (same kind, same table)
+			want:   []string{"bank/close.go:20:5 bank.Close fingerprint\nbank/a_test.go:5:5 bank.TestClose fingerprint"},
+		},
+		{
 			name: "psql: blocked and blocking",
 			log: ` blocked_pid | blocked_by |                  blocked_query                  |              blocking_query
 -------------+------------+-------------------------------------------------+----------------------------------------------

@@ -3,6 +3,7 @@ package explain
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
@@ -105,13 +106,15 @@ func (ix *index) match(stmt string) ([]hit, lockmodel.Shape, error) {
 // rank orders hits: exact matches first, then sites where a path waits
 // for the very lock the log names, then sites with any path (a deadlock
 // needs a lock held from before), then sites in a transaction, then by
-// position. paths scores a site: 2 for a path waiting for the logged lock,
+// position, sites in _test.go files after the others. paths scores a site: 2 for a path waiting for the logged lock,
 // 1 for any path, 0 for none.
 func (ix *index) rank(hits []hit, paths func(pos string) int) {
 	slices.SortStableFunc(hits, func(a, b hit) int {
 		sa, sb := ix.sites[a.site], ix.sites[b.site]
 		return cmp.Or(
 			cmp.Compare(rankOf(a.match != MatchShape), rankOf(b.match != MatchShape)),
+			// A production log comes from production code: tests last.
+			cmp.Compare(rankOf(!isTestFile(sa.Pos)), rankOf(!isTestFile(sb.Pos))),
 			cmp.Compare(paths(sb.Pos), paths(sa.Pos)),
 			cmp.Compare(rankOf(sa.Tx), rankOf(sb.Tx)),
 			cmp.Compare(sa.Pos, sb.Pos),
@@ -124,4 +127,10 @@ func rankOf(b bool) int {
 		return 0
 	}
 	return 1
+}
+
+// isTestFile reports whether a site's position is in a _test.go file.
+func isTestFile(pos string) bool {
+	file, _, _ := strings.Cut(pos, ".go:")
+	return strings.HasSuffix(file, "_test")
 }
