@@ -172,6 +172,8 @@ type Result struct {
 	// Locked are the names a declared order can give the locks the
 	// package requests (see OrderName), sorted.
 	Locked []string
+	// Sites are the package's calls that send SQL, for -explain.
+	Sites []lockseq.Site
 }
 
 // run analyses one package. A panic inside the analysis (a bug of
@@ -252,7 +254,8 @@ func analyze(pass *analysis.Pass) (any, error) {
 
 	res.Edges = an.Edges
 	res.Skipped, res.Locked = an.Skipped, orderNames(an.Locked) // SQL not analysed, lock names (debug.go)
-	ignores.mayBeRemote(an.Edges, an.Ordered)                   // stale only where no other driver's finding lands (suppress.go)
+	res.Sites = an.Sites
+	ignores.mayBeRemote(an.Edges, an.Ordered) // stale only where no other driver's finding lands (suppress.go)
 	if !deferred {
 		debugSkipped(pass, an.Skipped)
 	}

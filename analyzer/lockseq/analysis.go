@@ -59,6 +59,9 @@ type Analysis struct {
 	// Ordered lists the package's blocking locks of several rows in a
 	// defined order, for the order-mismatch rule.
 	Ordered []OrderedLock
+	// Sites are the package's calls that send SQL (sites.go), for
+	// -explain.
+	Sites []Site
 
 	// Skipped lists the SQL that was not analysed (skip.go).
 	Skipped []Skip
@@ -66,7 +69,8 @@ type Analysis struct {
 	// for a driver to check the names of a declared order against.
 	Locked map[lockgraph.Class]bool
 
-	rowSeen map[string]bool
+	rowSeen  map[string]bool
+	siteSeen map[Site]bool
 
 	skipSeen map[string]bool
 	// impls caches the implementations of interface methods (dispatch.go).

@@ -26,6 +26,7 @@ func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Val
 	}
 	if t.Unknown {
 		fa.a.skip(Skip{Reason: SkipRuntime, Posn: fa.position(site.Pos())})
+		fa.addSite(site, "", true, h.Kind == sqlsite.Tx)
 	}
 	if len(t.SQL) == 0 {
 		return
@@ -103,6 +104,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 			fa.a.skip(Skip{Reason: SkipUnparsable, Posn: fa.position(site.Pos()), Detail: an.Err.Error()})
 			continue
 		}
+		fa.addSite(site, text, false, h.Kind == sqlsite.Tx || st.sqlTx[h.Conn])
 		statements += an.Statements
 		var keys []ssa.Value
 		if ti < len(keyArgs) {

@@ -73,6 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		partial  = fs.Bool("partial", false, "accept a partial analysis: packages that do not load or type-check are left out and reported, and the exit status is 0 when the rest has no findings")
 		showVer  = fs.Bool("version", false, "print pglockorder's version and exit")
 		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates (default: the module's migrations, found in their conventional places; none: no schema)")
+		explain  = fs.String("explain", "", "explain the deadlocks of a server log, driver error or pg_locks query output in `file` (- for standard input) with the code (explain.go)")
 		// User-declared rules (analyzer/userrules.go).
 		sinks     = fs.String("sinks", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the SQL text of argument N on their receiver")
 		txrunners = fs.String("txrunners", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the callback in argument N inside a transaction they open")
@@ -147,6 +148,10 @@ Flags:
 		return exitUsage
 	}
 
+	if code, ok := checkExplain(*explain, reproOut.on, &g, stderr); !ok {
+		return code
+	}
+
 	start := time.Now()
 	cfg := &packages.Config{Mode: loadMode, Tests: *tests, Dir: *dir}
 	if *tags != "" {
@@ -212,9 +217,10 @@ Flags:
 		findings []finding
 		failed   = len(left) > 0
 		unitErrs = map[*packages.Package]error{}
+		sites    []lockseq.Site // for -explain
 	)
 	rel := relativizer(*dir)
-	cache := openCache(*useCache)
+	cache := openCache(*useCache && *explain == "") // the cache keeps no SQL sites
 	key, cacheable := cache.key(pkgs, cfg, patterns)
 	results, hit := (*cachedResults)(nil), false
 	if cacheable {
@@ -240,6 +246,7 @@ Flags:
 				results.Ignores = append(results.Ignores, res.Ignores...)
 				results.Skipped = append(results.Skipped, res.Skipped...)
 				results.Locked = append(results.Locked, res.Locked...)
+				sites = append(sites, res.Sites...)
 			}
 			for _, d := range u.diagnostics {
 				cf := cachedFinding{
@@ -318,6 +325,9 @@ Flags:
 		})
 	}
 	findings = dedupe(findings)
+	if *explain != "" {
+		return runExplain(stdout, stderr, *explain, g.format, explainProgram(sites, edges, findings, rel), failed)
+	}
 	if len(left) == 0 {
 		// With packages left out, a name may be locked where the
 		// analysis could not look.
