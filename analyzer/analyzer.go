@@ -76,6 +76,12 @@ func Disabled(category string) bool {
 // catalogue (package category).
 var Categories = category.IDs()
 
+// MaxCycle is the maxcycle flag: the longest cycle of locks searched.
+func MaxCycle() int { return maxCycle }
+
+// Debug is the debug flag: list the SQL that was skipped.
+func Debug() bool { return debugMode }
+
 // CheckSettings reports a setting no run can honour: -maxcycle out of
 // range, or a -disable category that does not exist (a typo would
 // silently disable nothing).

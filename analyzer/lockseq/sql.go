@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -268,14 +269,14 @@ func (fa *fnAnalysis) advisoryClass(l lockmodel.Lock, keys []ssa.Value, site ssa
 			})
 		}
 		if !ok {
-			return lockgraph.AdvisoryAt(fa.position(site.Pos()))
+			return lockgraph.AdvisoryAt(fa.classSite(site.Pos()))
 		}
 		parts = append(parts, c)
 	}
 	// A key with placeholders remembers the SQL site: where no caller
 	// binds the key, the lock is the site's own, like any key unknown
 	// before run time.
-	return lockgraph.AdvisoryOf("("+strings.Join(parts, ", ")+")", fa.position(site.Pos()))
+	return lockgraph.AdvisoryOf("("+strings.Join(parts, ", ")+")", fa.classSite(site.Pos()))
 }
 
 // keyText is the text of a Go value bound to an advisory key: a constant's
@@ -535,6 +536,20 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
 	fa.edges[[2]int{h, w}] = e
 	fa.a.Edges = append(fa.a.Edges, e)
 	fa.a.EdgePos[e] = fa.eventPos[w]
+}
+
+// classSite names a SQL site for a lock class: the package's import path,
+// the file's base name, the line and column ("example.com/app/billing/
+// invoice.go:20:24"). Unlike the file's path on disk it is the same in every
+// checkout, so classes, fingerprints, baselines and graphs carry no
+// machine's directory.
+func (fa *fnAnalysis) classSite(pos token.Pos) string {
+	p := fa.sourcePosition(pos)
+	if !p.IsValid() {
+		return p.String()
+	}
+	pkg := strings.TrimSuffix(strings.TrimSuffix(fa.pkgPath(), ".test"), "_test")
+	return fmt.Sprintf("%s/%s:%d:%d", pkg, filepath.Base(p.Filename), p.Line, p.Column)
 }
 
 func (fa *fnAnalysis) pkgPath() string {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -57,6 +56,11 @@ func relatedInfos(rs []report.Related, rel func(string) string) []relatedInfo {
 	return out
 }
 
+// driverFlags are the analyzer's flags that the command sets itself:
+// -wholeprogram and the dialects the whole program links, and -config, which
+// the gate registers with its own meaning of a relative path (gate.go).
+var driverFlags = map[string]bool{"wholeprogram": true, "linked-dialects": true, "config": true}
+
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pglockorder", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -65,19 +69,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		jsonOut  = fs.Bool("json", false, "print findings as JSON, in the shape of go vet -json")
 		tests    = fs.Bool("test", true, "also analyse test files")
 		verbose  = fs.Bool("v", false, "print what was loaded and how long each phase took")
-		maxCycle = fs.Int("maxcycle", 4, "longest cycle of locks to look for")
-		debug    = fs.Bool("debug", false, "print why SQL was skipped")
 		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
-		disable  = fs.String("disable", "", "comma-separated `categories` of findings not to report (e.g. unordered-row-lock)")
 		useCache = fs.Bool("cache", true, "reuse the results of a previous run on unchanged code (PGLOCKORDER_CACHE=off or a directory)")
 		partial  = fs.Bool("partial", false, "accept a partial analysis: packages that do not load or type-check are left out and reported, and the exit status is 0 when the rest has no findings")
 		showVer  = fs.Bool("version", false, "print pglockorder's version and exit")
-		schema   = fs.String("schema", "", "`path` of a .sql file or directory of migrations: adds the locks of foreign keys and key updates (default: the module's migrations, found in their conventional places; none: no schema)")
 		explain  = fs.String("explain", "", "explain the deadlocks of a server log, driver error or pg_locks query output in `file` (- for standard input) with the code (explain.go)")
-		// User-declared rules (analyzer/userrules.go).
-		sinks     = fs.String("sinks", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the SQL text of argument N on their receiver")
-		txrunners = fs.String("txrunners", "", "comma-separated `import/path.Func:N` (or import/path.Type.Method:N): calls that run the callback in argument N inside a transaction they open")
 	)
+	// The analyzer's own flags (-maxcycle, -disable, -schema, -sinks, ...)
+	// are registered from Analyzer.Flags, so that every driver spells and
+	// checks them the same way; those only a driver sets are left out.
+	analyzer.Analyzer.Flags.VisitAll(func(f *flag.Flag) {
+		if !driverFlags[f.Name] {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
 	var reproOut reproFlag // -repro, -repro=DIR (repro.go)
 	fs.Var(&reproOut, "repro", reproUsage)
 	var g gate // output formats, baseline, graphs (gate.go)
@@ -123,25 +128,9 @@ Flags:
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitUsage
 	}
-	if *maxCycle < 2 || *maxCycle > 12 {
-		fmt.Fprintln(stderr, "pglockorder: -maxcycle must be between 2 and 12")
-		return exitUsage
-	}
-	for name, val := range map[string]string{
-		"wholeprogram": "true",
-		"maxcycle":     strconv.Itoa(*maxCycle),
-		"debug":        strconv.FormatBool(*debug),
-		"disable":      *disable,
-		"schema":       *schema,
-		"sinks":        *sinks,
-		"txrunners":    *txrunners,
-	} {
-		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
-			// A -schema that cannot be read is the user's input, as a
-			// -config or -baseline file is.
-			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-			return exitUsage
-		}
+	if err := analyzer.Analyzer.Flags.Set("wholeprogram", "true"); err != nil {
+		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		return exitError
 	}
 	if err := analyzer.CheckSettings(); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
@@ -192,7 +181,7 @@ Flags:
 		return exitError
 	}
 	// Without -schema, the migrations the module keeps (schema.go).
-	if *schema == "" {
+	if analyzer.Analyzer.Flags.Lookup("schema").Value.String() == "" {
 		v, err := autoSchema(pkgs)
 		if err == nil {
 			err = analyzer.Analyzer.Flags.Set("schema", v)
@@ -287,7 +276,7 @@ Flags:
 			relink(graph, cycles)
 		}
 	} else {
-		cycles = graph.Cycles(*maxCycle)
+		cycles = graph.Cycles(analyzer.MaxCycle())
 		if *verbose || cacheable {
 			results.EdgeCount = len(lockgraph.Dedupe(edges))
 		}
@@ -299,7 +288,7 @@ Flags:
 		}
 	}
 	if graph.Truncated {
-		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", *maxCycle)
+		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", analyzer.MaxCycle())
 	}
 	for _, c := range cycles {
 		if analyzer.MigrationsOnly(c) {
@@ -369,7 +358,7 @@ Flags:
 			return exitError
 		}
 	}
-	printSkipped(stderr, results.Skipped, *debug, rel)
+	printSkipped(stderr, results.Skipped, analyzer.Debug(), rel)
 	printLeftOut(stderr, left, analysedCount(pkgs, left), *partial || len(findings) > 0)
 	return exitStatus(len(findings), len(left), *partial)
 }
