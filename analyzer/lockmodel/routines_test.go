@@ -110,3 +110,42 @@ func TestRoutineEffects(t *testing.T) {
 		t.Errorf("dropped trigger still fires:\n%s", got)
 	}
 }
+
+// TestRoutineArguments checks that a body's advisory key names what the
+// call passes: the caller's $n (which the Go call site binds) or constant,
+// and an unknown key otherwise, never the caller's own $k.
+func TestRoutineArguments(t *testing.T) {
+	s := NewSchema()
+	if err := s.Parse(`
+CREATE FUNCTION lock_tenant(p_kind int, p_tenant bigint) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_advisory_xact_lock(p_kind, p_tenant::int); END $$;
+CREATE FUNCTION lock_key(bigint) RETURNS void LANGUAGE sql AS 'SELECT pg_advisory_xact_lock($1)';
+`); err != nil {
+		t.Fatal(err)
+	}
+	UseSchema(s)
+	defer UseSchema(nil)
+	for sql, want := range map[string][]KeyPart{
+		"SELECT lock_tenant(3, $2)":        {{Const: "3"}, {Param: 2}},
+		"SELECT lock_key($3)":              {{Param: 3}},
+		"SELECT lock_key(42)":              {{Const: "42"}},
+		"SELECT lock_key(x) FROM t":        {{}},
+		"SELECT 1 FROM t WHERE lock_key()": {{}},
+	} {
+		var got []KeyPart
+		for _, e := range Analyze(sql).Effects {
+			if e.Kind == Acquire && e.Lock.Kind == Advisory {
+				got = e.Lock.Key.Parts
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: key %+v, want %+v", sql, got, want)
+			continue
+		}
+		for i := range want {
+			if got[i].Const != want[i].Const || got[i].Param != want[i].Param {
+				t.Errorf("%s: key part %d %+v, want %+v", sql, i, got[i], want[i])
+			}
+		}
+	}
+}
