@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/pglockorder/pglockorder/analyzer/category"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 	"github.com/pglockorder/pglockorder/analyzer/report"
@@ -31,12 +34,15 @@ var Analyzer = &analysis.Analyzer{
 	ResultType: reflect.TypeFor[*Result](),
 }
 
-const doc = `report PostgreSQL lock-order inversions that can deadlock
+// docSource is this package's doc.go: the analyzer's documentation is the
+// section of its package comment headed "# Analyzer pglockorder", as the
+// passes of golang.org/x/tools keep it, written once.
+//
+//go:embed doc.go
+var docSource string
 
-pglockorder finds the SQL each function runs (database/sql, pgx, pgxpool,
-sqlc-style DBTX interfaces and wrappers), derives the PostgreSQL locks it
-takes, and reports code paths that take the same locks in conflicting orders,
-with both paths as evidence and the fix.`
+// doc is the analyzer's Doc, taken from docSource.
+var doc = analyzerDoc(docSource, "pglockorder")
 
 // Settings of the analyzer, set through its flags.
 var (
@@ -66,12 +72,9 @@ func Disabled(category string) bool {
 	return false
 }
 
-// Categories lists every category of finding, for -disable.
-var Categories = []string{
-	report.CategoryInversion, report.CategorySession, report.CategoryCrossConn, report.CategoryPoolAdvisor,
-	report.CategoryLeak, report.CategoryUnorderedRows, report.CategoryOrderMismatch, report.CategoryLoopOrder,
-	report.CategoryCallerOrder, CategoryDeclaredOrder, CategoryIgnore,
-}
+// Categories lists every category of finding, for -disable: those of the
+// catalogue (package category).
+var Categories = category.IDs()
 
 // CheckSettings reports a setting no run can honour: -maxcycle out of
 // range, or a -disable category that does not exist (a typo would
@@ -93,6 +96,19 @@ func CheckSettings() error {
 // (and is not reported stale for) the finding it covers.
 func emit(pass *analysis.Pass, d analysis.Diagnostic) {
 	pass.Report(d)
+}
+
+// withURLs returns a copy of pass whose Report links each diagnostic to its
+// category's documentation (Diagnostic.URL), from the catalogue.
+func withURLs(pass *analysis.Pass) *analysis.Pass {
+	linked := *pass
+	linked.Report = func(d analysis.Diagnostic) {
+		if c, ok := category.Lookup(d.Category); ok && d.URL == "" {
+			d.URL = c.URL()
+		}
+		pass.Report(d)
+	}
+	return &linked
 }
 
 // withDisabled returns a copy of pass whose Report drops the categories
@@ -152,13 +168,37 @@ type Result struct {
 	Ignores []Ignore
 }
 
-func run(pass *analysis.Pass) (any, error) {
+// run analyses one package. A panic inside the analysis (a bug of
+// pglockorder's, or input it was not written for) becomes an error of this
+// package, in every driver: go vet and golangci-lint report it and go on
+// with the other packages, as the command does, instead of crashing.
+func run(pass *analysis.Pass) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("internal error analysing %s (please report it): %v\n%s", pass.Pkg.Path(), r, debug.Stack())
+		}
+	}()
+	return analyze(pass)
+}
+
+// testHookAnalyze, when set by a test, runs first in analyze.
+var testHookAnalyze func(*analysis.Pass)
+
+func analyze(pass *analysis.Pass) (any, error) {
+	if testHookAnalyze != nil {
+		testHookAnalyze(pass)
+	}
 	if err := CheckSettings(); err != nil {
 		return nil, err
 	}
-	pass, ignores := withIgnores(withDisabled(pass)) // //pglockorder:ignore (suppress.go)
+	pass, ignores := withIgnores(withDisabled(withURLs(pass))) // //pglockorder:ignore (suppress.go)
 	res := &Result{}
 	defer ignores.finish(res)
+	if pass.Pkg.Name() == "main" && strings.HasSuffix(pass.Pkg.Path(), ".test") {
+		// The main package go test generates runs the tests; it runs
+		// no SQL of its own and nothing imports it.
+		return res, nil
+	}
 	info, relevant := importedInfo(pass)
 	// The database APIs are modelled, never analysed: their bodies run
 	// SQL built at run time and would only cost time.
@@ -193,14 +233,16 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	for _, l := range an.Leaks {
 		if l.Returned {
-			taken := ""
+			var taken token.Position
 			if len(l.Path) > 0 {
-				taken = moduleRelative(l.Path[len(l.Path)-1].Pos)
+				taken = l.Path[len(l.Path)-1].Pos
 			}
-			emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken)})
+			emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken, report.Options{Rel: moduleRelative}),
+				Related: related(pass, report.PathRelated("takes "+l.Lock.String(), l.Path))})
 			continue
 		}
-		emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock)})
+		emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock),
+			Related: related(pass, report.PathRelated("takes "+l.Lock.String(), l.Path))})
 	}
 
 	res.Edges = an.Edges
@@ -268,13 +310,14 @@ func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.
 		if pos == token.NoPos {
 			continue // reported where one of its paths is
 		}
-		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{Rel: moduleRelative})})
+		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{Rel: moduleRelative}),
+			Related: related(pass, report.CycleRelated(c))})
 	}
 }
 
 // edgeID identifies an edge across the copy made for the package fact.
 func edgeID(e *lockgraph.Edge) string {
-	return e.Func + "|" + e.Held.Class + "|" + e.Wanted.Class + "|" + e.Anchor() + "|" + fmt.Sprint(e.Held.Mode, e.Wanted.Mode, e.CrossConn)
+	return e.Func + "|" + e.Held.Class.String() + "|" + e.Wanted.Class.String() + "|" + e.Anchor().String() + "|" + fmt.Sprint(e.Held.Mode, e.Wanted.Mode, e.CrossConn)
 }
 
 // importedInfo merges the package facts of the direct imports and reports
@@ -412,29 +455,31 @@ func sortedSet(set map[string]bool) []string {
 // moduleRoots caches, per directory, the root of the module it is in.
 var moduleRoots sync.Map
 
-// moduleRelative shortens a "file:line:col" position to a path relative to
-// the root of its module, the form go vet prints the report's own position
-// in when it runs at the module root.
-func moduleRelative(pos string) string {
-	file, rest := pos, ""
-	// Split the ":line:col" suffix off; file names may contain colons.
-	for range 2 {
-		if i := strings.LastIndexByte(file, ':'); i > 0 {
-			file, rest = file[:i], file[i:]+rest
-		}
-	}
+// moduleRelative shortens a file name to a path relative to the root of
+// its module, the form go vet prints the report's own position in when it
+// runs at the module root.
+func moduleRelative(file string) string {
 	if !filepath.IsAbs(file) {
-		return pos
+		return file
 	}
 	root := moduleRoot(filepath.Dir(file))
 	if root == "" {
-		return pos
+		return file
 	}
 	rel, err := filepath.Rel(root, file)
 	if err != nil {
-		return pos
+		return file
 	}
-	return rel + rest
+	return rel
+}
+
+// relPosition renders a position with its file name relative to its
+// module's root.
+func relPosition(p token.Position) string {
+	if p.IsValid() {
+		p.Filename = moduleRelative(p.Filename)
+	}
+	return p.String()
 }
 
 // moduleRoot returns the nearest directory at or above dir that holds a

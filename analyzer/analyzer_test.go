@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/analyzer/category"
 )
 
 // corpus is the analysistest module: real pgx, real database/sql.
@@ -28,5 +29,24 @@ func downloadModules(t *testing.T, dir string) {
 
 func TestCorpus(t *testing.T) {
 	downloadModules(t, corpus)
-	analysistest.Run(t, corpus, analyzer.Analyzer, "./...")
+	seen := map[string]bool{}
+	for _, r := range analysistest.Run(t, corpus, analyzer.Analyzer, "./...") {
+		for _, d := range r.Diagnostics {
+			seen[d.Category] = true
+			// Every category a finding can have is in the catalogue,
+			// and the finding links to its documentation.
+			c, ok := category.Lookup(d.Category)
+			if !ok {
+				t.Errorf("%s: category %q is not in the catalogue (analyzer/category)", r.Pass.Fset.Position(d.Pos), d.Category)
+			} else if d.URL != c.URL() {
+				t.Errorf("%s: URL %q, want %q", r.Pass.Fset.Position(d.Pos), d.URL, c.URL())
+			}
+		}
+	}
+	// The corpus covers every category but the configuration's own.
+	for _, id := range category.IDs() {
+		if !seen[id] && id != category.DeclaredLockOrder {
+			t.Errorf("no finding of category %q in the corpus", id)
+		}
+	}
 }

@@ -52,6 +52,18 @@
 //   - caller-row-order: a transaction locks two rows of one table keyed by
 //     two values its caller passes (from, to), in the caller's order.
 //
+// Two categories are about the check's own configuration:
+//
+//   - declared-lock-order: a lock is taken against the order declared in
+//     .pglockorder.yaml (a table or advisory key requested while holding
+//     one the order puts after it).
+//   - ignore-directive: a //pglockorder:ignore directive without a reason,
+//     or one that suppresses nothing.
+//
+// Every category is documented at
+// https://github.com/pglockorder/pglockorder#category-<id>, the URL of its
+// diagnostics.
+//
 // Not reported, because PostgreSQL does not deadlock on them: FOR SHARE
 // against FOR SHARE, FOR KEY SHARE against FOR NO KEY UPDATE or a plain
 // UPDATE, shared advisory locks against each other, requests with NOWAIT,

@@ -15,15 +15,17 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"gopkg.in/yaml.v3"
 
+	"github.com/pglockorder/pglockorder/analyzer/category"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/analyzer/report"
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
 // CategoryDeclaredOrder is the category of an acquisition against the
 // declared lock order.
-const CategoryDeclaredOrder = "declared-lock-order"
+const CategoryDeclaredOrder = category.DeclaredLockOrder
 
 // ConfigFile is the declared lock order's file name at a module root.
 const ConfigFile = ".pglockorder.yaml"
@@ -156,18 +158,12 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 // OrderName is the name a lock class has in a declared order: the table of
 // a row or table lock, the class of an advisory key; "" for an advisory
 // lock whose key is unknown before run time, which no order can name.
-func OrderName(class string) string {
+func OrderName(class lockgraph.Class) string {
 	switch {
-	case strings.HasPrefix(class, "row:"):
-		return class[len("row:"):]
-	case strings.HasPrefix(class, "table:"):
-		return class[len("table:"):]
-	case strings.HasPrefix(class, "advisory:"):
-		key, _, _ := strings.Cut(class, "|@")
-		if strings.Contains(key, "?p") {
-			return ""
-		}
-		return key
+	case class.IsRow(), class.IsTable():
+		return class.Name
+	case class.Kind == lockgraph.AdvisoryKey && !class.Parametric():
+		return class.String()
 	}
 	return ""
 }
@@ -183,12 +179,12 @@ func Ordered(e *lockgraph.Edge) bool {
 }
 
 func weakTable(l lockgraph.Lock) bool {
-	return strings.HasPrefix(l.Class, "table:") && !lockmodel.ModesConflict(l.Mode, lockmodel.RowExclusive)
+	return l.Class.IsTable() && !lockmodel.ModesConflict(l.Mode, lockmodel.RowExclusive)
 }
 
 // Violation reports whether requesting wanted while holding held goes
 // against the order, with the two names' positions in it.
-func (o *DeclaredOrder) Violation(held, wanted string) (bool, int, int) {
+func (o *DeclaredOrder) Violation(held, wanted lockgraph.Class) (bool, int, int) {
 	h, w := slices.Index(o.Order, OrderName(held)), slices.Index(o.Order, OrderName(wanted))
 	return h >= 0 && w >= 0 && w < h, h, w
 }
@@ -282,7 +278,8 @@ func checkDeclaredOrder(pass *analysis.Pass, an *lockseq.Analysis) error {
 			continue
 		}
 		seen[k] = true
-		emit(pass, analysis.Diagnostic{Pos: pos, Category: CategoryDeclaredOrder, Message: o.message(e)})
+		emit(pass, analysis.Diagnostic{Pos: pos, Category: CategoryDeclaredOrder, Message: o.message(e),
+			Related: related(pass, report.EdgeRelated(e, e.Func))})
 	}
 	return nil
 }
@@ -291,7 +288,7 @@ func (o *DeclaredOrder) message(e *lockgraph.Edge) string {
 	held, wanted := OrderName(e.Held.Class), OrderName(e.Wanted.Class)
 	taken := ""
 	if len(e.HeldPath) > 0 {
-		taken = ", taken at " + moduleRelative(e.HeldPath[len(e.HeldPath)-1].Pos)
+		taken = ", taken at " + relPosition(e.HeldPath[len(e.HeldPath)-1].Pos)
 	}
 	return fmt.Sprintf("declared lock order violated: %s requests %s while holding %s%s; the declared order (%s) "+
 		"puts %s before %s: %s", e.Func, e.Wanted, e.Held, taken, moduleRelative(o.File), wanted, held,

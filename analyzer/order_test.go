@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
 )
 
 // TestDeclaredOrder runs the analyzer on a module with a .pglockorder.yaml
@@ -60,7 +61,7 @@ func TestOrderName(t *testing.T) {
 		"advisory@x.go:3:4":           "",
 		"advisory:(tenant)|@x.go:1:2": "advisory:(tenant)",
 	} {
-		if got := analyzer.OrderName(class); got != want {
+		if got := analyzer.OrderName(lockgraphtest.Class(class)); got != want {
 			t.Errorf("OrderName(%q) = %q, want %q", class, got, want)
 		}
 	}

@@ -24,13 +24,15 @@ type Mismatch struct {
 // two positions, and each site at most once.
 func OrderMismatches(locks []lockseq.OrderedLock) []Mismatch {
 	var out []Mismatch
-	reported := map[string]bool{}
+	reported := map[token.Position]bool{}
 	for _, a := range locks {
 		if reported[a.Pos] {
 			continue
 		}
 		for _, b := range locks {
-			if b.Table != a.Table || b.Pos >= a.Pos || compatibleOrders(a.Order, b.Order) {
+			if b.Table != a.Table || lockgraph.ComparePositions(b.Pos, a.Pos) >= 0 || compatibleOrders(a.Order, b.Order) ||
+				lockgraph.TestCode(a.Pos.Filename, a.Pkg) != lockgraph.TestCode(b.Pos.Filename, b.Pkg) {
+				// A test's statement is never set against production's.
 				continue
 			}
 			if !lockmodel.ModesConflict(a.Mode, b.Mode) && !lockmodel.ModesConflict(b.Mode, a.Mode) {
@@ -55,15 +57,16 @@ func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.Or
 			// execution of the same code runs beside it.
 			continue
 		}
-		emit(pass, analysis.Diagnostic{Pos: f.Pos, Category: report.RowCategory(f), Message: report.RowMessage(f, report.Options{Rel: moduleRelative})})
+		emit(pass, analysis.Diagnostic{Pos: f.Pos, Category: report.RowCategory(f), Message: report.RowMessage(f, report.Options{Rel: moduleRelative}),
+			Related: related(pass, report.RowRelated(f))})
 	}
 	all := slices.Concat(imported, an.Ordered)
-	slices.SortFunc(all, func(a, b lockseq.OrderedLock) int { return strings.Compare(a.Pos, b.Pos) })
+	slices.SortFunc(all, func(a, b lockseq.OrderedLock) int { return lockgraph.ComparePositions(a.Pos, b.Pos) })
 	all = slices.CompactFunc(all, func(a, b lockseq.OrderedLock) bool { return a.Pos == b.Pos && a.Table == b.Table })
 	if deferred {
 		return an.Ordered
 	}
-	own := map[string]token.Pos{}
+	own := map[token.Position]token.Pos{}
 	for _, o := range an.Ordered {
 		own[o.Pos] = o.At
 	}
@@ -72,7 +75,8 @@ func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.Or
 		if !ok {
 			continue
 		}
-		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.CategoryOrderMismatch, Message: report.MismatchMessage(m.This, m.Other, report.Options{Rel: moduleRelative})})
+		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.CategoryOrderMismatch, Message: report.MismatchMessage(m.This, m.Other, report.Options{Rel: moduleRelative}),
+			Related: related(pass, report.MismatchRelated(m.This, m.Other))})
 	}
 	return witnesses(all)
 }

@@ -1,6 +1,9 @@
 package analyzer
 
 import (
+	"go/token"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
@@ -10,7 +13,12 @@ import (
 
 func TestOrderMismatches(t *testing.T) {
 	ordered := func(pos, table, order string, mode lockmodel.Mode) lockseq.OrderedLock {
-		return lockseq.OrderedLock{Table: table, Order: order, Mode: mode, Pos: pos}
+		file, line, _ := strings.Cut(pos, ":")
+		n, err := strconv.Atoi(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lockseq.OrderedLock{Table: table, Order: order, Mode: mode, Pos: token.Position{Filename: file, Line: n}}
 	}
 	fu, fs := lockmodel.ForUpdate, lockmodel.ForShare
 	tests := []struct {
@@ -29,12 +37,16 @@ func TestOrderMismatches(t *testing.T) {
 		{"each site once", []lockseq.OrderedLock{
 			ordered("a.go:1", "blocks", "hash", fu), ordered("b.go:1", "blocks", "height", fu), ordered("c.go:1", "blocks", "hash DESC", fu),
 		}, [][2]string{{"b.go:1", "a.go:1"}, {"c.go:1", "a.go:1"}}},
+		{"test against production", []lockseq.OrderedLock{ordered("a.go:1", "blocks", "hash", fu), ordered("a_test.go:1", "blocks", "hash DESC", fu)}, nil},
+		{"test against test", []lockseq.OrderedLock{ordered("a_test.go:1", "blocks", "hash", fu), ordered("b_test.go:1", "blocks", "hash DESC", fu)}, [][2]string{{"b_test.go:1", "a_test.go:1"}}},
+		// Lines compare as numbers: line 113 comes after line 33.
+		{"later line", []lockseq.OrderedLock{ordered("x.go:113", "blocks", "hash", fu), ordered("x.go:33", "blocks", "hash DESC", fu)}, [][2]string{{"x.go:113", "x.go:33"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got [][2]string
 			for _, m := range OrderMismatches(tt.locks) {
-				got = append(got, [2]string{m.This.Pos, m.Other.Pos})
+				got = append(got, [2]string{m.This.Pos.String(), m.Other.Pos.String()})
 			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("OrderMismatches = %v, want %v", got, tt.want)

@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/pglockorder/pglockorder/analyzer/category"
 )
 
 // CategoryIgnore is the category of a malformed or stale
 // //pglockorder:ignore directive.
-const CategoryIgnore = "ignore-directive"
+const CategoryIgnore = category.IgnoreDirective
 
 // ignorePrefix starts a suppression comment: "//pglockorder:ignore reason".
 const ignorePrefix = "//pglockorder:ignore"

@@ -42,11 +42,22 @@ type Cycle struct {
 	// locks of that step in that order.
 	Agree []int
 	// Followers counts the distinct functions on the other steps: the
-	// paths whose order the breaker goes against.
-	Followers int
-	// Also lists the keys of further cycles among the same functions that
-	// are not reported on their own (see Cycles).
-	Also []string
+	// paths whose order the breaker goes against. FollowerFuncs names
+	// them, sorted.
+	Followers     int
+	FollowerFuncs []string
+	// Group is the index of the step the cycle is reported by: its
+	// breaker, or, without a majority among its own paths, the step that
+	// goes against the order the whole program keeps. Cycles with the same
+	// group step (function and locks) are one report.
+	Group int
+	// Folded counts the further cycles reported with this one; Also
+	// names the first of them.
+	Folded int
+	// Also lists further cycles reported with this one (see Cycles),
+	// each as its classes in canonical rotation (see Classes), at most
+	// maxAlso of them.
+	Also [][]Class
 	// MissingGate is a gate that every path but the breaker holds in front
 	// of its pair: taking it there too breaks the cycle.
 	MissingGate *Lock
@@ -73,8 +84,8 @@ func (c *Cycle) Funcs() []string {
 
 // Classes returns the cycle's lock classes in order, starting with
 // Steps[0].Held.
-func (c *Cycle) Classes() []string {
-	out := make([]string, len(c.Steps))
+func (c *Cycle) Classes() []Class {
+	out := make([]Class, len(c.Steps))
 	for i, s := range c.Steps {
 		out[i] = s.Held.Class
 	}
@@ -84,15 +95,27 @@ func (c *Cycle) Classes() []string {
 // Key identifies the cycle independently of where it is reported: its
 // classes, rotated so that the smallest comes first.
 func (c *Cycle) Key() string {
-	return strings.Join(canonicalRotation(c.Classes()), " -> ")
+	return classesKey(canonicalRotation(c.Classes()))
+}
+
+// classesKey joins the text forms of classes with " -> ".
+func classesKey(classes []Class) string {
+	var b strings.Builder
+	for i, c := range classes {
+		if i > 0 {
+			b.WriteString(" -> ")
+		}
+		b.WriteString(c.String())
+	}
+	return b.String()
 }
 
 // Graph is a lock-order graph.
 type Graph struct {
 	edges  []*Edge
-	out    map[string][]*Edge         // by Held.Class
-	succ   map[string][]string        // distinct successor classes, sorted
-	byFunc map[string]map[string]bool // classes each function locks, built on demand
+	out    map[Class][]*Edge         // by Held.Class
+	succ   map[Class][]Class         // distinct successor classes, sorted
+	byFunc map[string]map[Class]bool // classes each function locks, built on demand
 	// Truncated is set when Cycles stopped early, having searched as
 	// much as maxSearch allows: long cycles may be missing.
 	Truncated bool
@@ -105,7 +128,7 @@ const maxSearch = 20_000_000
 // New returns the graph of the given edges. Edges whose request never waits
 // are left out: they cannot close a cycle.
 func New(edges []*Edge) *Graph {
-	g := &Graph{out: map[string][]*Edge{}}
+	g := &Graph{out: map[Class][]*Edge{}}
 	for _, e := range Dedupe(slices.Clone(edges)) {
 		if !e.Wanted.Waits {
 			continue
@@ -136,7 +159,7 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 	for _, e := range g.edges {
 		if e.CrossConn && Conflicts(e.Held, e.Wanted) {
 			c := &Cycle{Steps: []*Edge{e}, Severity: CrossConnection, Breaker: -1, Agree: []int{1}}
-			if k := "self|" + e.Held.Class + "|" + e.Func; !seen[k] {
+			if k := "self|" + e.Held.Class.String() + "|" + e.Func; !seen[k] {
 				seen[k] = true
 				out = append(out, c)
 			}
@@ -146,18 +169,18 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 	for _, e := range g.edges {
 		if e.IsUpgrade() && !Gated([]*Edge{e}) {
 			c := &Cycle{Steps: []*Edge{e}, Severity: Detected, Breaker: -1, Agree: []int{1}}
-			if k := "upgrade|" + e.Held.Class + "|" + e.Func; !seen[k] {
+			if k := "upgrade|" + e.Held.Class.String() + "|" + e.Func; !seen[k] {
 				seen[k] = true
 				out = append(out, c)
 			}
 		}
 	}
-	classes := make([]string, 0, len(g.out))
+	classes := make([]Class, 0, len(g.out))
 	for c := range g.out {
 		classes = append(classes, c)
 	}
-	sort.Strings(classes)
-	index := map[string]int{}
+	slices.SortFunc(classes, CompareClasses)
+	index := map[Class]int{}
 	for i, c := range classes {
 		index[c] = i
 	}
@@ -165,6 +188,10 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 	// one, so that a budget spent on long cycles never costs a short one.
 	for length := 2; length <= maxLen && !g.Truncated; length++ {
 		g.searchLength(classes, index, length, seen, &out)
+	}
+	rank, weight := g.classOrder(), g.pairWeights()
+	for _, c := range out {
+		c.Group = groupStep(c, rank, weight)
 	}
 	out = group(out)
 	sort.SliceStable(out, func(i, j int) bool {
@@ -178,13 +205,13 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 
 // searchLength finds the cycles of exactly length classes, each from its
 // smallest class, within maxSearch steps.
-func (g *Graph) searchLength(classes []string, index map[string]int, length int, seen map[string]bool, out *[]*Cycle) {
+func (g *Graph) searchLength(classes []Class, index map[Class]int, length int, seen map[string]bool, out *[]*Cycle) {
 	steps := 0
 	for si, start := range classes {
-		path := []string{start}
-		onPath := map[string]bool{start: true}
-		var walk func(cur string)
-		walk = func(cur string) {
+		path := []Class{start}
+		onPath := map[Class]bool{start: true}
+		var walk func(cur Class)
+		walk = func(cur Class) {
 			for _, next := range g.successors(cur) {
 				if steps++; steps > maxSearch {
 					g.Truncated = true
@@ -247,10 +274,11 @@ func group(cycles []*Cycle) []*Cycle {
 				// is the fix for both.
 				ka, ca := k.Anchor(), c.Anchor()
 				sameAnchor := ka.Anchor() == ca.Anchor() && ka.Wanted.Class == ca.Wanted.Class
-				if same || subset || sameAnchor {
-					if len(k.Also) < maxAlso {
-						k.Also = append(k.Also, c.Key())
-					}
+				// One path against the order the others keep closes a
+				// cycle with each of them: one mistake, one report.
+				sameBreaker := k.groupKey() == c.groupKey()
+				if same || subset || sameAnchor || sameBreaker {
+					k.fold(c)
 					folded = true
 					break
 				}
@@ -262,6 +290,26 @@ func group(cycles []*Cycle) []*Cycle {
 		}
 	}
 	return kept
+}
+
+// fold records cycle c as reported with k: named in Also (the first
+// maxAlso), counted in Folded, and its paths added to k's other side.
+func (k *Cycle) fold(c *Cycle) {
+	k.Folded++
+	if len(k.Also) < maxAlso {
+		k.Also = append(k.Also, canonicalRotation(c.Classes()))
+	}
+	if k.Breaker < 0 {
+		return
+	}
+	breaker := k.Steps[k.Breaker].Func
+	for _, f := range c.otherFuncs() {
+		if f != breaker && !slices.Contains(k.FollowerFuncs, f) {
+			k.FollowerFuncs = append(k.FollowerFuncs, f)
+		}
+	}
+	slices.Sort(k.FollowerFuncs)
+	k.Followers = len(k.FollowerFuncs)
 }
 
 // isSubset reports whether every element of the sorted slice a is in the
@@ -277,13 +325,13 @@ func isSubset(a, b []string) bool {
 
 // touches reports whether function fn takes a lock of class anywhere in
 // the graph.
-func (g *Graph) touches(fn, class string) bool {
+func (g *Graph) touches(fn string, class Class) bool {
 	if g.byFunc == nil {
-		g.byFunc = map[string]map[string]bool{}
+		g.byFunc = map[string]map[Class]bool{}
 		for _, e := range g.edges {
 			m := g.byFunc[e.Func]
 			if m == nil {
-				m = map[string]bool{}
+				m = map[Class]bool{}
 				g.byFunc[e.Func] = m
 			}
 			m[e.Held.Class], m[e.Wanted.Class] = true, true
@@ -296,20 +344,20 @@ func (g *Graph) touches(fn, class string) bool {
 }
 
 // successors returns the distinct classes cur has edges to, sorted.
-func (g *Graph) successors(cur string) []string {
+func (g *Graph) successors(cur Class) []Class {
 	if next, ok := g.succ[cur]; ok {
 		return next
 	}
-	var next []string
+	var next []Class
 	for _, e := range g.out[cur] {
 		if e.Wanted.Class != cur {
 			next = append(next, e.Wanted.Class)
 		}
 	}
-	slices.Sort(next)
+	slices.SortFunc(next, CompareClasses)
 	next = slices.Compact(next)
 	if g.succ == nil {
-		g.succ = map[string][]string{}
+		g.succ = map[Class][]Class{}
 	}
 	g.succ[cur] = next
 	return next
@@ -317,8 +365,8 @@ func (g *Graph) successors(cur string) []string {
 
 // emit picks one witness edge per step of the class cycle path such that
 // consecutive steps conflict, and records the cycle.
-func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
-	key := strings.Join(path, " -> ")
+func (g *Graph) emit(path []Class, seen map[string]bool, out *[]*Cycle) {
+	key := classesKey(path)
 	if seen[key] {
 		return
 	}
@@ -343,7 +391,9 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 			if budget--; budget < 0 {
 				return false
 			}
-			if i > 0 && !Conflicts(e.Held, steps[i-1].Wanted) {
+			if i > 0 && (!Conflicts(e.Held, steps[i-1].Wanted) || e.InTest() != steps[0].InTest()) {
+				// A test's path is never set against production's:
+				// tests do not run beside the service.
 				continue
 			}
 			steps[i] = e
@@ -400,6 +450,10 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 			}
 		}
 		c.Followers = len(followers)
+		for f := range followers {
+			c.FollowerFuncs = append(c.FollowerFuncs, f)
+		}
+		slices.Sort(c.FollowerFuncs)
 	}
 	// A path that holds an explicit strong table lock (LOCK TABLE ...
 	// SHARE and up, DDL) against ordinary statements is the one to change:
@@ -429,7 +483,7 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 // locks that parent elsewhere). A table lock (putting LOCK TABLE on a hot
 // path is no fix), a key known only at run time, or a lock of the cycle
 // itself is no advice.
-func missingGate(steps []*Edge, touches func(fn, class string) bool) (int, Lock, bool) {
+func missingGate(steps []*Edge, touches func(fn string, class Class) bool) (int, Lock, bool) {
 	if len(steps) < 2 {
 		return 0, Lock{}, false
 	}
@@ -447,8 +501,8 @@ func missingGate(steps []*Edge, touches func(fn, class string) bool) (int, Lock,
 			if inCycle(steps, g.Class) {
 				continue // "take X first" where X is one of the pair
 			}
-			if strings.HasPrefix(g.Class, "advisory:") ||
-				strings.HasPrefix(g.Class, "row:") && touches(steps[k].Func, g.Class) {
+			if g.Class.Kind == AdvisoryKey ||
+				g.Class.IsRow() && touches(steps[k].Func, g.Class) {
 				return k, g, true
 			}
 		}
@@ -461,7 +515,7 @@ func missingGate(steps []*Edge, touches func(fn, class string) bool) (int, Lock,
 func strongTableStep(steps []*Edge) (int, bool) {
 	found := -1
 	for i, s := range steps {
-		if strings.HasPrefix(s.Held.Class, "table:") && s.Held.Mode >= lockmodel.Share {
+		if s.Held.Class.IsTable() && s.Held.Mode >= lockmodel.Share {
 			if found >= 0 {
 				return 0, false
 			}
@@ -472,7 +526,7 @@ func strongTableStep(steps []*Edge) (int, bool) {
 }
 
 // inCycle reports whether class is one of the cycle's lock classes.
-func inCycle(steps []*Edge, class string) bool {
+func inCycle(steps []*Edge, class Class) bool {
 	for _, s := range steps {
 		if s.Held.Class == class || s.Wanted.Class == class {
 			return true
@@ -481,21 +535,40 @@ func inCycle(steps []*Edge, class string) bool {
 	return false
 }
 
-// Gated reports whether the paths of a cycle are serialised by a common
-// gate: a lock that every step surely holds from before its first lock until
-// its second is requested, taken in modes that conflict pairwise (for one
-// step, with itself: the same path run twice). Whichever path takes the gate
-// first, the others wait for it before they take anything of the cycle, so
-// they cannot deadlock on it. An advisory key unknown before run time counts
-// as one gate when the same SQL site takes it on every path: the usual
-// "lock the tenant first" guard.
+// Gated reports whether the paths of a cycle cannot all be in their
+// critical sections at once, so that PostgreSQL serialises them before
+// they can deadlock: two of its steps each surely hold, from before their
+// first lock until their second is requested, locks that conflict with each
+// other (a gate that every path takes first, such as an advisory lock or a
+// parent row; or TRUNCATE's ACCESS EXCLUSIVE on one path against the ROW
+// SHARE of a SELECT ... FOR UPDATE on the same table on the other). A
+// deadlock needs every step to hold its first lock while it waits: one pair
+// that excludes each other is enough. For one step (the same path run
+// twice), a gate that conflicts with itself. An advisory key unknown before
+// run time counts as one lock when the same SQL site takes it on every
+// path: the usual "lock the tenant first" guard.
 func Gated(steps []*Edge) bool {
-	if len(steps) == 0 {
-		return false
+	if len(steps) == 1 {
+		return slices.ContainsFunc(steps[0].Gates, func(g Lock) bool { return lockmodel.ModesConflict(g.Mode, g.Mode) })
 	}
-	for _, g := range steps[0].Gates {
-		if gatesAll(steps, g) {
-			return true
+	for i, a := range steps {
+		for _, b := range steps[i+1:] {
+			if excludes(a.Gates, b.Gates) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// excludes reports whether a lock of a conflicts with a lock of b: two paths
+// holding them cannot run at once.
+func excludes(a, b []Lock) bool {
+	for _, g := range a {
+		for _, h := range b {
+			if g.Class == h.Class && lockmodel.ModesConflict(g.Mode, h.Mode) {
+				return true
+			}
 		}
 	}
 	return false
@@ -571,13 +644,13 @@ func edgeSeverity(e *Edge) int {
 	return int(Detected)
 }
 
-func canonicalRotation(s []string) []string {
+func canonicalRotation(s []Class) []Class {
 	if len(s) == 0 {
 		return s
 	}
 	min := 0
 	for i := range s {
-		if s[i] < s[min] {
+		if CompareClasses(s[i], s[min]) < 0 {
 			min = i
 		}
 	}

@@ -2,25 +2,27 @@ package lockgraph_test
 
 import (
 	"fmt"
+	"go/token"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 )
 
 // row, table and adv build waiting locks of each kind.
 func row(table string, m lockmodel.Mode) lockgraph.Lock {
-	return lockgraph.Lock{Class: "row:" + table, Mode: m, Waits: true}
+	return lockgraph.Lock{Class: lockgraph.RowsOf(table), Mode: m, Waits: true}
 }
 
 func table(name string, m lockmodel.Mode) lockgraph.Lock {
-	return lockgraph.Lock{Class: "table:" + name, Mode: m, Waits: true}
+	return lockgraph.Lock{Class: lockgraph.TableOf(name), Mode: m, Waits: true}
 }
 
 func adv(key string, m lockmodel.Mode, session bool) lockgraph.Lock {
-	return lockgraph.Lock{Class: "advisory:(" + key + ")", Mode: m, Waits: true, Session: session}
+	return lockgraph.Lock{Class: lockgraph.AdvisoryOf("("+key+")", ""), Mode: m, Waits: true, Session: session}
 }
 
 func noWait(l lockgraph.Lock) lockgraph.Lock {
@@ -36,8 +38,8 @@ func edge(fn string, held, wanted lockgraph.Lock) *lockgraph.Edge {
 		Wanted:     wanted,
 		Func:       fn,
 		Pkg:        "example.com/app",
-		HeldPath:   []lockgraph.Frame{{Func: fn, Pos: file + ":10:2", What: "takes " + held.Class}},
-		WantedPath: []lockgraph.Frame{{Func: fn, Pos: file + ":20:2", What: "waits for " + wanted.Class}},
+		HeldPath:   []lockgraph.Frame{{Func: fn, Pos: token.Position{Filename: file, Line: 10, Column: 2}, What: "takes " + held.Class.String()}},
+		WantedPath: []lockgraph.Frame{{Func: fn, Pos: token.Position{Filename: file, Line: 20, Column: 2}, What: "waits for " + wanted.Class.String()}},
 	}
 }
 
@@ -67,7 +69,7 @@ func summarize(cs []*lockgraph.Cycle) []summary {
 			Key:      c.Key(),
 			Severity: c.Severity,
 			Funcs:    strings.Join(funcs, ","),
-			Classes:  strings.Join(c.Classes(), ","),
+			Classes:  strings.Join(texts(c.Classes()), ","),
 			Breaker:  c.Breaker,
 			Agree:    fmt.Sprint(c.Agree),
 		})
@@ -184,7 +186,7 @@ func TestCycles(t *testing.T) {
 				edge("p.A", row("a", fu), row("b", fu)),
 				func() *lockgraph.Edge {
 					e := edge("p.A", row("a", fu), row("b", fu))
-					e.WantedPath[0].Pos = "p_a.go:99:1"
+					e.WantedPath[0].Pos = lockgraphtest.Position("p_a.go:99:1")
 					return e
 				}(),
 				edge("p.B", row("b", fu), row("a", fu)),
@@ -482,7 +484,7 @@ func TestCycleKeyRotation(t *testing.T) {
 		c := &lockgraph.Cycle{}
 		for i, cl := range classes {
 			next := classes[(i+1)%len(classes)]
-			c.Steps = append(c.Steps, edge("p.F", lockgraph.Lock{Class: cl}, lockgraph.Lock{Class: next}))
+			c.Steps = append(c.Steps, edge("p.F", lockgraph.Lock{Class: lockgraph.RowsOf(cl)}, lockgraph.Lock{Class: lockgraph.RowsOf(next)}))
 		}
 		return c
 	}
@@ -491,11 +493,11 @@ func TestCycleKeyRotation(t *testing.T) {
 		classes []string
 		want    string
 	}{
-		{"already smallest first", []string{"row:a", "row:b", "row:c"}, "row:a -> row:b -> row:c"},
-		{"rotated once", []string{"row:b", "row:c", "row:a"}, "row:a -> row:b -> row:c"},
-		{"rotated twice", []string{"row:c", "row:a", "row:b"}, "row:a -> row:b -> row:c"},
-		{"other direction keeps its order", []string{"row:c", "row:b", "row:a"}, "row:a -> row:c -> row:b"},
-		{"one step", []string{"table:t"}, "table:t"},
+		{"already smallest first", []string{"a", "b", "c"}, "row:a -> row:b -> row:c"},
+		{"rotated once", []string{"b", "c", "a"}, "row:a -> row:b -> row:c"},
+		{"rotated twice", []string{"c", "a", "b"}, "row:a -> row:b -> row:c"},
+		{"other direction keeps its order", []string{"c", "b", "a"}, "row:a -> row:c -> row:b"},
+		{"one step", []string{"t"}, "row:t"},
 		{"no steps", nil, ""},
 	}
 	for _, tt := range tests {
@@ -521,7 +523,7 @@ func TestGraphEdges(t *testing.T) {
 	g := lockgraph.New(in)
 	var got []string
 	for _, e := range g.Edges() {
-		got = append(got, e.Func+":"+e.Held.Class+">"+e.Wanted.Class)
+		got = append(got, e.Func+":"+e.Held.Class.String()+">"+e.Wanted.Class.String())
 	}
 	want := []string{"p.A:row:a>row:b", "p.B:row:b>row:a", "p.C:row:c>row:a"}
 	if !slices.Equal(got, want) {
@@ -553,8 +555,8 @@ func TestConflicts(t *testing.T) {
 		{"table ACCESS SHARE vs ACCESS EXCLUSIVE", table("t", lockmodel.AccessShare), table("t", lockmodel.AccessExclusive), true},
 		{"advisory shared vs shared", adv("1", lockmodel.AdvisoryShared, false), adv("1", lockmodel.AdvisoryShared, true), false},
 		{"advisory shared vs exclusive", adv("1", lockmodel.AdvisoryShared, true), adv("1", lockmodel.AdvisoryExclusive, false), true},
-		{"row mode vs table mode on one class", lockgraph.Lock{Class: "x", Mode: lockmodel.ForUpdate, Waits: true},
-			lockgraph.Lock{Class: "x", Mode: lockmodel.AccessExclusive, Waits: true}, false},
+		{"row mode vs table mode on one class", lockgraph.Lock{Class: lockgraph.RowsOf("x"), Mode: lockmodel.ForUpdate, Waits: true},
+			lockgraph.Lock{Class: lockgraph.RowsOf("x"), Mode: lockmodel.AccessExclusive, Waits: true}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -647,7 +649,7 @@ func TestUpgrade(t *testing.T) {
 func TestDedupe(t *testing.T) {
 	fu := lockmodel.ForUpdate
 	at := func(e *lockgraph.Edge, pos string) *lockgraph.Edge {
-		e.WantedPath[0].Pos = pos
+		e.WantedPath[0].Pos = lockgraphtest.Position(pos)
 		return e
 	}
 	tests := []struct {
@@ -729,7 +731,7 @@ func TestDedupe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, e := range lockgraph.Dedupe(tt.edges) {
-				got = append(got, e.Func+"|"+e.Held.Class+">"+e.Wanted.Class+"|"+e.Anchor())
+				got = append(got, e.Func+"|"+e.Held.Class.String()+">"+e.Wanted.Class.String()+"|"+e.Anchor().String())
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Dedupe =\n%q\nwant\n%q", got, tt.want)
@@ -744,9 +746,9 @@ func TestDedupe(t *testing.T) {
 func wantedSessionEdges() (xact, sess, back *lockgraph.Edge) {
 	fu := lockmodel.ForUpdate
 	xact = edge("p.A", row("a", fu), adv("1", lockmodel.AdvisoryExclusive, false))
-	xact.WantedPath[0].Pos = "p_a.go:11:1"
+	xact.WantedPath[0].Pos = lockgraphtest.Position("p_a.go:11:1")
 	sess = edge("p.A", row("a", fu), adv("1", lockmodel.AdvisoryExclusive, true))
-	sess.WantedPath[0].Pos = "p_a.go:12:1"
+	sess.WantedPath[0].Pos = lockgraphtest.Position("p_a.go:12:1")
 	back = edge("p.B", adv("1", lockmodel.AdvisoryExclusive, false), row("a", fu))
 	return xact, sess, back
 }
@@ -785,35 +787,77 @@ func TestCompareAndAnchor(t *testing.T) {
 	if got := lockgraph.Compare(a, edge("p.A", row("a", fu), row("b", fu))); got != 0 {
 		t.Errorf("Compare of equal edges = %d, want 0", got)
 	}
-	if got := a.Anchor(); got != "p_a.go:20:2" {
+	if got := a.Anchor().String(); got != "p_a.go:20:2" {
 		t.Errorf("Anchor() = %q, want %q", got, "p_a.go:20:2")
 	}
-	if got := (&lockgraph.Edge{}).Anchor(); got != "" {
-		t.Errorf("Anchor() of an edge without a path = %q, want empty", got)
+	if got := (&lockgraph.Edge{}).Anchor(); got.IsValid() || got.Filename != "" {
+		t.Errorf("Anchor() of an edge without a path = %v, want empty", got)
 	}
 }
 
 func TestNames(t *testing.T) {
 	tests := []struct {
-		class, name, short string
+		class             lockgraph.Class
+		text, name, short string
 	}{
-		{"row:subscriptions", "rows of subscriptions", "subscriptions"},
-		{"row:billing.invoices", "rows of billing.invoices", "billing.invoices"},
-		{"table:usage", "table usage", "table usage"},
-		{"advisory:(42)", "advisory lock (42)", "advisory lock (42)"},
-		{"advisory@billing/lock.go:12", "advisory lock taken at billing/lock.go:12", "advisory lock taken at billing/lock.go:12"},
-		{"other", "other", "other"},
+		{lockgraph.RowsOf("subscriptions"), "row:subscriptions", "rows of subscriptions", "subscriptions"},
+		{lockgraph.RowsOf("billing.invoices"), "row:billing.invoices", "rows of billing.invoices", "billing.invoices"},
+		{lockgraph.TableOf("usage"), "table:usage", "table usage", "table usage"},
+		{lockgraph.AdvisoryOf("(42)", "ignored.go:1:1"), "advisory:(42)", "advisory lock (42)", "advisory lock (42)"},
+		{lockgraph.AdvisoryOf("(?p0)", "lock.go:3:4"), "advisory:(?p0)|@lock.go:3:4", "advisory lock (?p0)|@lock.go:3:4", "advisory lock (?p0)|@lock.go:3:4"},
+		{lockgraph.AdvisoryAt("billing/lock.go:12"), "advisory@billing/lock.go:12", "advisory lock taken at billing/lock.go:12", "advisory lock taken at billing/lock.go:12"},
+		{lockgraph.Class{}, "", "", ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.class, func(t *testing.T) {
-			if got := lockgraph.ClassName(tt.class); got != tt.name {
-				t.Errorf("ClassName(%q) = %q, want %q", tt.class, got, tt.name)
+		t.Run(tt.text, func(t *testing.T) {
+			if got := tt.class.String(); got != tt.text {
+				t.Errorf("String() = %q, want %q", got, tt.text)
 			}
-			if got := lockgraph.ShortName(tt.class); got != tt.short {
-				t.Errorf("ShortName(%q) = %q, want %q", tt.class, got, tt.short)
+			if got := tt.class.Describe(); got != tt.name {
+				t.Errorf("Describe(%v) = %q, want %q", tt.class, got, tt.name)
+			}
+			if got := tt.class.Short(); got != tt.short {
+				t.Errorf("Short(%v) = %q, want %q", tt.class, got, tt.short)
 			}
 		})
 	}
+}
+
+// TestCompareClasses checks that classes sort as their text forms do, so
+// that every order built on them (cycle keys, rotations) reads the same in
+// text.
+func TestCompareClasses(t *testing.T) {
+	classes := []lockgraph.Class{
+		lockgraph.RowsOf("b"), lockgraph.TableOf("a"), lockgraph.AdvisoryAt("x.go:1:1"), lockgraph.RowsOf("a"),
+		lockgraph.AdvisoryOf("(?p0)", "y.go:2:2"), lockgraph.AdvisoryOf("(?p0)", "x.go:9:9"), lockgraph.AdvisoryOf("(42)", ""),
+		lockgraph.AdvisoryOf("(4)", ""), lockgraph.AdvisoryOf("(?p0)", ""), lockgraph.RowsOf("a.b"), lockgraph.TableOf("a_b"),
+	}
+	for _, a := range classes {
+		for _, b := range classes {
+			if got, want := sign(lockgraph.CompareClasses(a, b)), sign(strings.Compare(a.String(), b.String())); got != want {
+				t.Errorf("CompareClasses(%s, %s) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
+
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
+}
+
+// texts returns the text forms of classes.
+func texts(classes []lockgraph.Class) []string {
+	out := make([]string, len(classes))
+	for i, c := range classes {
+		out[i] = c.String()
+	}
+	return out
 }
 
 func TestLockString(t *testing.T) {
@@ -858,7 +902,11 @@ func TestCyclesGrouping(t *testing.T) {
 	if got, want := cs[0].Key(), "row:a -> row:b"; got != want {
 		t.Errorf("reported cycle %q, want %q", got, want)
 	}
-	if got, want := cs[0].Also, []string{"row:a -> row:c", "row:b -> row:c", "row:a -> row:b -> row:c", "row:a -> row:c -> row:b"}; !slices.Equal(got, want) {
+	var also []string
+	for _, classes := range cs[0].Also {
+		also = append(also, strings.Join(texts(classes), " -> "))
+	}
+	if got, want := also, []string{"row:a -> row:c", "row:b -> row:c", "row:a -> row:b -> row:c", "row:a -> row:c -> row:b"}; !slices.Equal(got, want) {
 		t.Errorf("Also = %q, want %q", got, want)
 	}
 
@@ -984,7 +1032,7 @@ func TestGated(t *testing.T) {
 		edge("p.B", row("b", fu), row("a", fu)),
 		edge("p.B", row("root", fu), row("c", fu)),
 	}).Cycles(4)
-	if len(cs) != 1 || cs[0].MissingGate == nil || cs[0].MissingGate.Class != "row:root" {
+	if len(cs) != 1 || cs[0].MissingGate == nil || cs[0].MissingGate.Class != lockgraph.RowsOf("root") {
 		t.Errorf("the breaker's own root lock not suggested: %s", fmtSummaries(summarize(cs)))
 	}
 	// A shared gate is no gate: nothing is missing.
@@ -999,5 +1047,157 @@ func TestGated(t *testing.T) {
 	up := withGates(edge("p.U", row("a", lockmodel.ForShare), row("a", fu)), gate)
 	if got := len(lockgraph.New([]*lockgraph.Edge{up}).Cycles(4)); got != 0 {
 		t.Errorf("gated upgrade: got %d cycles, want 0", got)
+	}
+}
+
+func TestTestCode(t *testing.T) {
+	for _, tt := range []struct {
+		file, pkg string
+		want      bool
+	}{
+		{"/m/store/store.go", "example.com/m/store", false},
+		{"/m/store/store_test.go", "example.com/m/store", true},
+		{"/m/store/x.go", "example.com/m/store_test", false},
+		{"/m/internal/pgtest/db.go", "example.com/m/internal/pgtest", true},
+		{"/m/internal/testutil/db.go", "example.com/m/internal/testutil", true},
+		{"/m/internal/testhelpers/db.go", "example.com/m/internal/testhelpers", true},
+		{"/m/api/latest/handler.go", "example.com/m/api/latest", false},
+		{"/m/contest/entry.go", "example.com/m/contest", false},
+		{"/m/mocks/store.go", "example.com/m/mocks", true},
+	} {
+		if got := lockgraph.TestCode(tt.file, tt.pkg); got != tt.want {
+			t.Errorf("TestCode(%q, %q) = %t, want %t", tt.file, tt.pkg, got, tt.want)
+		}
+	}
+}
+
+// TestCyclesKeepTestsApart checks that a path in test code is never set
+// against a production path (tests do not run beside the service), while
+// two test paths, or two production paths, still form a cycle.
+func TestCyclesKeepTestsApart(t *testing.T) {
+	fu := lockmodel.ForUpdate
+	inTest := func(e *lockgraph.Edge) *lockgraph.Edge {
+		e.HeldPath[0].Pos.Filename = "store_test.go"
+		return e
+	}
+	tests := []struct {
+		name  string
+		edges []*lockgraph.Edge
+		want  int
+	}{
+		{"production against production", []*lockgraph.Edge{edge("p.A", row("a", fu), row("b", fu)), edge("p.B", row("b", fu), row("a", fu))}, 1},
+		{"test against production", []*lockgraph.Edge{edge("p.A", row("a", fu), row("b", fu)), inTest(edge("p.TestB", row("b", fu), row("a", fu)))}, 0},
+		{"test against test", []*lockgraph.Edge{inTest(edge("p.TestA", row("a", fu), row("b", fu))), inTest(edge("p.TestB", row("b", fu), row("a", fu)))}, 1},
+		{"a production witness beside a test one", []*lockgraph.Edge{
+			edge("p.A", row("a", fu), row("b", fu)), inTest(edge("p.TestB", row("b", fu), row("a", fu))), edge("p.B", row("b", fu), row("a", fu)),
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := lockgraph.New(tt.edges).Cycles(4)
+			if len(cs) != tt.want {
+				t.Fatalf("%d cycles, want %d: %s", len(cs), tt.want, fmtSummaries(summarize(cs)))
+			}
+			for _, c := range cs {
+				for _, s := range c.Steps {
+					if s.InTest() != c.Steps[0].InTest() {
+						t.Errorf("cycle %s mixes test and production paths", c.Key())
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestOneReportPerBreaker models one function that takes two locks
+// against the order the rest of the program keeps, where the rest also
+// reaches the second lock through fourteen intermediate tables: the
+// inversion closes one 2-cycle and fourteen 3-cycles, all through the same
+// path. That is one mistake: one report, naming the others.
+func TestOneReportPerBreaker(t *testing.T) {
+	fu := lockmodel.ForUpdate
+	var edges []*lockgraph.Edge
+	for i := range 3 {
+		edges = append(edges, edge(fmt.Sprintf("p.Keep%d", i), row("a", fu), row("b", fu)))
+	}
+	for k := range 14 {
+		mid := fmt.Sprintf("m%02d", k)
+		edges = append(edges,
+			edge(fmt.Sprintf("p.First%d", k), row("a", fu), row(mid, fu)),
+			edge(fmt.Sprintf("p.Then%d", k), row(mid, fu), row("b", fu)))
+	}
+	edges = append(edges, edge("p.Bad", row("b", fu), row("a", fu)))
+	cs := lockgraph.New(edges).Cycles(4)
+	if len(cs) != 1 {
+		t.Fatalf("%d reports, want 1: %s", len(cs), fmtSummaries(summarize(cs)))
+	}
+	c := cs[0]
+	if got := c.GroupStep().Func; got != "p.Bad" || c.Steps[c.Breaker].Func != "p.Bad" {
+		t.Errorf("reported by %s (breaker %d), want p.Bad", got, c.Breaker)
+	}
+	if c.Folded != 14 || len(c.Also) != 5 {
+		t.Errorf("folded %d cycles, naming %d; want 14, naming 5", c.Folded, len(c.Also))
+	}
+	// Every function on the other side: 3 direct, 28 through a table.
+	if c.Followers != 31 || len(c.OtherFuncs()) != 31 {
+		t.Errorf("%d followers (%d other functions), want 31", c.Followers, len(c.OtherFuncs()))
+	}
+
+	// Two independent mistakes stay two reports.
+	edges = append(edges, edge("p.KeepXY", row("x", fu), row("y", fu)), edge("p.KeepXY2", row("x", fu), row("y", fu)),
+		edge("p.BadYX", row("y", fu), row("x", fu)))
+	if cs := lockgraph.New(edges).Cycles(4); len(cs) != 2 {
+		t.Errorf("%d reports for two mistakes, want 2: %s", len(cs), fmtSummaries(summarize(cs)))
+	}
+}
+
+// TestGatedByConflictingHolds checks the rule that two paths which each
+// hold, before their pair, locks that conflict with each other cannot
+// deadlock on the pair: PostgreSQL makes one wait for the other first.
+func TestGatedByConflictingHolds(t *testing.T) {
+	fu := lockmodel.ForUpdate
+	with := func(e *lockgraph.Edge, gates ...lockgraph.Lock) *lockgraph.Edge {
+		e.Gates = gates
+		return e
+	}
+	ab := func(gates ...lockgraph.Lock) *lockgraph.Edge {
+		return with(edge("p.A", row("a", fu), row("b", fu)), gates...)
+	}
+	bc := func(gates ...lockgraph.Lock) *lockgraph.Edge {
+		return with(edge("p.B", row("b", fu), row("c", fu)), gates...)
+	}
+	ca := func(gates ...lockgraph.Lock) *lockgraph.Edge {
+		return with(edge("p.C", row("c", fu), row("a", fu)), gates...)
+	}
+	ba := func(gates ...lockgraph.Lock) *lockgraph.Edge {
+		return with(edge("p.B", row("b", fu), row("a", fu)), gates...)
+	}
+	truncate := table("t", lockmodel.AccessExclusive)
+	rowShare := table("t", lockmodel.RowShare)
+	tests := []struct {
+		name  string
+		steps []*lockgraph.Edge
+		want  bool
+	}{
+		{"TRUNCATE against SELECT ... FOR UPDATE of the table", []*lockgraph.Edge{ab(truncate), ba(rowShare)}, true},
+		{"SELECT ... FOR UPDATE on both", []*lockgraph.Edge{ab(rowShare), ba(rowShare)}, false},
+		{"a common exclusive gate", []*lockgraph.Edge{ab(adv("1", lockmodel.AdvisoryExclusive, false)), ba(adv("1", lockmodel.AdvisoryExclusive, false))}, true},
+		{"a common shared gate", []*lockgraph.Edge{ab(adv("1", lockmodel.AdvisoryShared, false)), ba(adv("1", lockmodel.AdvisoryShared, false))}, false},
+		{"gates on different objects", []*lockgraph.Edge{ab(truncate), ba(table("u", lockmodel.RowShare))}, false},
+		{"one path of three excludes another", []*lockgraph.Edge{ab(truncate), bc(), ca(rowShare)}, true},
+		{"only one path holds anything", []*lockgraph.Edge{ab(truncate), ba()}, false},
+		{"one path run twice with a self-conflicting hold", []*lockgraph.Edge{ab(truncate)}, true},
+		{"one path run twice with a shared hold", []*lockgraph.Edge{ab(rowShare)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := lockgraph.Gated(tt.steps); got != tt.want {
+				t.Errorf("Gated = %t, want %t", got, tt.want)
+			}
+		})
+	}
+	// And the cycle search honours it.
+	if cs := lockgraph.New([]*lockgraph.Edge{ab(truncate), ba(rowShare)}).Cycles(4); len(cs) != 0 {
+		t.Errorf("%d cycles between paths PostgreSQL serialises, want 0", len(cs))
 	}
 }

@@ -6,6 +6,7 @@ package lockgraph
 import (
 	"cmp"
 	"fmt"
+	"go/token"
 	"slices"
 	"strings"
 
@@ -13,13 +14,15 @@ import (
 )
 
 // Frame is one step of a code path: a lock request, or a call that leads to
-// one. Positions are kept as text because token.Pos means nothing outside the
-// FileSet of one analysis pass.
+// one. Positions are token.Position, not token.Pos: a token.Pos means nothing
+// outside the FileSet of one analysis pass, and edges travel between passes as
+// facts.
 type Frame struct {
 	// Func is the function the step is in, as pkg.Func or pkg.Type.Method.
 	Func string
-	// Pos is the step's position, "file:line:column".
-	Pos string
+	// Pos is the step's position. A step with no position in the source
+	// has only Filename, set to the function's name.
+	Pos token.Position
 	// What says what happens there ("SELECT ... FOR UPDATE on tx",
 	// "calls store.LockUsage").
 	What string
@@ -31,10 +34,8 @@ type Frame struct {
 
 // Lock is one end of an edge: a lock class and how it is taken.
 type Lock struct {
-	// Class names the lockable object: "row:T", "table:T", "advisory:KEY"
-	// or, for an advisory key unknown before run time,
-	// "advisory@file:line" (its own class: never equal to another site's).
-	Class string
+	// Class names the lockable object.
+	Class Class
 	Mode  lockmodel.Mode
 	// Waits is false for NOWAIT, SKIP LOCKED and pg_try_* requests.
 	Waits bool
@@ -45,7 +46,7 @@ type Lock struct {
 
 // String describes the lock for people: "rows of subscriptions (FOR UPDATE)".
 func (l Lock) String() string {
-	return fmt.Sprintf("%s (%s)", ClassName(l.Class), l.modeName())
+	return fmt.Sprintf("%s (%s)", l.Class.Describe(), l.modeName())
 }
 
 func (l Lock) modeName() string {
@@ -58,34 +59,6 @@ func (l Lock) modeName() string {
 		return scope + ", " + l.Mode.String()
 	}
 	return l.Mode.String()
-}
-
-// ClassName turns a class key into words: "rows of subscriptions", "table
-// subscriptions", "advisory lock (42)".
-func ClassName(class string) string {
-	switch {
-	case strings.HasPrefix(class, "row:"):
-		return "rows of " + class[len("row:"):]
-	case strings.HasPrefix(class, "table:"):
-		return "table " + class[len("table:"):]
-	case strings.HasPrefix(class, "advisory:"):
-		return "advisory lock " + class[len("advisory:"):]
-	case strings.HasPrefix(class, "advisory@"):
-		return "advisory lock taken at " + class[len("advisory@"):]
-	}
-	return class
-}
-
-// ShortName is the name of the locked object alone: "subscriptions",
-// "advisory lock (42)", used in fix suggestions.
-func ShortName(class string) string {
-	switch {
-	case strings.HasPrefix(class, "row:"):
-		return class[len("row:"):]
-	case strings.HasPrefix(class, "table:"):
-		return "table " + class[len("table:"):]
-	}
-	return ClassName(class)
 }
 
 // Edge says: on some code path, Held is held while Wanted is requested.
@@ -116,20 +89,67 @@ func (e *Edge) key() string {
 
 // Anchor is the position a report about this edge points at: where the
 // second lock is requested, in Func.
-func (e *Edge) Anchor() string {
+func (e *Edge) Anchor() token.Position {
 	if len(e.WantedPath) > 0 {
 		return e.WantedPath[0].Pos
 	}
-	return ""
+	return token.Position{}
+}
+
+// InTest reports whether the edge is test code: its function is in a
+// _test.go file or in a package that exists for tests (see TestCode).
+func (e *Edge) InTest() bool {
+	if len(e.HeldPath) == 0 {
+		return false
+	}
+	return TestCode(e.HeldPath[0].Pos.Filename, e.Pkg)
+}
+
+// TestCode reports whether code in file, of the package with import path
+// pkg, runs only under go test: a _test.go file, or a package whose name
+// says it serves tests (httptest-style "...test" packages, testutil,
+// testhelpers, testing, fixtures, mocks, testdata).
+func TestCode(file, pkg string) bool {
+	if strings.HasSuffix(file, "_test.go") {
+		return true
+	}
+	pkg = strings.TrimSuffix(strings.TrimSuffix(pkg, ".test"), "_test")
+	for elem := range strings.SplitSeq(pkg, "/") {
+		switch elem = strings.ToLower(elem); {
+		case notTestWords[elem]:
+		case strings.HasSuffix(elem, "test"), strings.HasSuffix(elem, "tests"),
+			strings.HasPrefix(elem, "testutil"), strings.HasPrefix(elem, "testhelper"), strings.HasPrefix(elem, "testing"),
+			elem == "testdata", elem == "fixtures", elem == "mocks", elem == "mock":
+			return true
+		}
+	}
+	return false
+}
+
+// notTestWords are package names that end in "test" but are words, not
+// test helpers.
+var notTestWords = map[string]bool{
+	"latest": true, "greatest": true, "fastest": true, "shortest": true, "smartest": true, "hottest": true,
+	"contest": true, "contests": true, "attest": true, "protest": true, "protests": true, "detest": true,
+}
+
+// ComparePositions orders positions by file name, then line and column as
+// numbers (file.go:33 before file.go:113).
+func ComparePositions(a, b token.Position) int {
+	return cmp.Or(
+		cmp.Compare(a.Filename, b.Filename),
+		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Column, b.Column),
+	)
 }
 
 // Compare orders edges deterministically.
 func Compare(a, b *Edge) int {
 	if c := cmp.Or(
-		cmp.Compare(a.Held.Class, b.Held.Class),
-		cmp.Compare(a.Wanted.Class, b.Wanted.Class),
+		CompareClasses(a.Held.Class, b.Held.Class),
+		CompareClasses(a.Wanted.Class, b.Wanted.Class),
 		cmp.Compare(a.Func, b.Func),
-		cmp.Compare(a.Anchor(), b.Anchor()),
+		ComparePositions(a.Anchor(), b.Anchor()),
 	); c != 0 {
 		return c
 	}
@@ -199,13 +219,8 @@ func WithoutTables(edges []*Edge, tables map[string]bool) []*Edge {
 	if len(tables) == 0 {
 		return edges
 	}
-	onTable := func(class string) bool {
-		for _, prefix := range []string{"row:", "table:"} {
-			if name, ok := strings.CutPrefix(class, prefix); ok && tables[name] {
-				return true
-			}
-		}
-		return false
+	onTable := func(class Class) bool {
+		return (class.IsRow() || class.IsTable()) && tables[class.Name]
 	}
 	out := make([]*Edge, 0, len(edges))
 	for _, e := range edges {

@@ -141,6 +141,9 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	eqParams := map[int]bool{}
 	firstParam := map[string]int{}
 	why := ""
+	// constSet is set when a conjunct restricts a column to a set of
+	// constants: the statement, not its caller, chooses it.
+	constSet := false
 	// A schema that knows the table decides which columns are keys; the
 	// naming convention stands in for it otherwise.
 	schema := current.Load()
@@ -168,6 +171,8 @@ func (p predicate) rowSet(table, ref string) RowSet {
 			why = cmp(why, whyInQuery)
 		case cmpRange:
 			why = cmp(why, whyRange)
+		case cmpConstSet:
+			constSet = true
 		}
 	}
 	slices.Sort(eq)
@@ -204,6 +209,19 @@ func (p predicate) rowSet(table, ref string) RowSet {
 		rs.Why = "no WHERE clause"
 	case p.joined:
 		rs.Why = "a join"
+	case rs.EqColumns != "" && constSet:
+		// WHERE account_id = $1 AND status IN ('draft', 'open'): one
+		// plan, one order, for one account.
+		rs.Why = "equality on " + rs.EqColumns + " and a constant set, not a key"
+		rs.EqualityOnly = true
+		if len(eqParams) == 1 {
+			for p := range eqParams {
+				rs.KeyParam = p
+			}
+		}
+	case constSet:
+		rs.Why = "a constant set, not a key"
+		rs.EqualityOnly = true
 	case rs.EqColumns != "":
 		rs.Why = "equality on " + rs.EqColumns + ", not a key"
 		rs.EqualityOnly = true
@@ -216,6 +234,37 @@ func (p predicate) rowSet(table, ref string) RowSet {
 		rs.Why = "a predicate that can match several rows"
 	}
 	return rs
+}
+
+// constant reports whether n is a constant: a literal, a list or array of
+// literals (ARRAY['a', 'b'], '{a,b}'), possibly cast. A $n parameter is not:
+// its value is the caller's.
+func constant(n *pg_query.Node) bool {
+	switch {
+	case n == nil:
+		return false
+	case n.GetAConst() != nil:
+		return true
+	case n.GetTypeCast() != nil:
+		return constant(n.GetTypeCast().GetArg())
+	case n.GetList() != nil:
+		return allConstant(n.GetList().GetItems())
+	case n.GetAArrayExpr() != nil:
+		return allConstant(n.GetAArrayExpr().GetElements())
+	}
+	return false
+}
+
+func allConstant(items []*pg_query.Node) bool {
+	if len(items) == 0 {
+		return false
+	}
+	for _, it := range items {
+		if !constant(it) {
+			return false
+		}
+	}
+	return true
 }
 
 // cmp keeps the first reason found.
@@ -236,6 +285,7 @@ const (
 	cmpIn              // col IN (list of several)
 	cmpInQuery         // col IN (SELECT ...)
 	cmpRange           // col < value, BETWEEN, ...
+	cmpConstSet        // col IN ('a', 'b'), col = ANY('{a,b}'): a set the statement fixes
 )
 
 // comparison classifies conjunct c as it applies to the relation ref: for an
@@ -281,7 +331,10 @@ func comparison(c *pg_query.Node, ref string, joined bool) (col string, param in
 			return "", 0, cmpRange
 		}
 	case pg_query.A_Expr_Kind_AEXPR_OP_ANY:
-		if _, _, ok := colOf(); ok && op == "=" {
+		if _, other, ok := colOf(); ok && op == "=" {
+			if constant(other) {
+				return "", 0, cmpConstSet
+			}
 			return "", 0, cmpAny
 		}
 	case pg_query.A_Expr_Kind_AEXPR_IN:
@@ -296,6 +349,9 @@ func comparison(c *pg_query.Node, ref string, joined bool) (col string, param in
 			return name, paramNumber(items[0]), cmpEq
 		}
 		if op == "=" {
+			if constant(e.GetRexpr()) {
+				return "", 0, cmpConstSet
+			}
 			return "", 0, cmpIn
 		}
 	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM:

@@ -8,7 +8,7 @@ import (
 // renderRows writes the row set of every row lock and per-row advisory lock
 // of a string, compactly:
 //
-//	<table|advisory> one [key=<col>[/$n]] | multi(<why>) [order=<order>] [prelocked]
+//	<table|advisory> one [key=<col>[/$n]] | multi(<why>) [order=<order>] [prelocked] [ordered-by-plan]
 func renderRows(effects []Effect) []string {
 	var out []string
 	for _, e := range effects {
@@ -36,6 +36,9 @@ func renderRows(effects []Effect) []string {
 		if r.PreLocked {
 			s += " prelocked"
 		}
+		if r.EqualityOnly {
+			s += " ordered-by-plan"
+		}
 		out = append(out, s)
 	}
 	return out
@@ -56,12 +59,20 @@ func TestRowSets(t *testing.T) {
 		{"SELECT * FROM accounts WHERE 7 = id FOR UPDATE", []string{"accounts one key=id"}},
 		// Several rows, and why.
 		{"SELECT * FROM accounts WHERE id = ANY($1) FOR UPDATE", []string{"accounts multi(= ANY(...))"}},
-		{"SELECT * FROM accounts WHERE id IN (1, 2) FOR UPDATE", []string{"accounts multi(IN (...))"}},
+		{"SELECT * FROM accounts WHERE id IN ($1, $2) FOR UPDATE", []string{"accounts multi(IN (...))"}},
+		// A set of constants is the statement's own: one plan, one order
+		// for every execution; only a caller-chosen set is unordered.
+		{"SELECT * FROM accounts WHERE id IN (1, 2) FOR UPDATE", []string{"accounts multi(a constant set, not a key) ordered-by-plan"}},
+		{"SELECT * FROM invoices WHERE account_id = $1 AND status IN ('draft', 'open') FOR UPDATE", []string{"invoices multi(equality on account_id and a constant set, not a key) key=/$1 ordered-by-plan"}},
+		{"SELECT * FROM invoices WHERE account_id = $1 AND status = ANY('{draft,open}') FOR UPDATE", []string{"invoices multi(equality on account_id and a constant set, not a key) key=/$1 ordered-by-plan"}},
+		{"SELECT * FROM invoices WHERE account_id = $1 AND status = ANY(ARRAY['draft', 'open']::text[]) FOR UPDATE", []string{"invoices multi(equality on account_id and a constant set, not a key) key=/$1 ordered-by-plan"}},
+		{"SELECT * FROM invoices WHERE account_id = $1 AND status = ANY($2) FOR UPDATE", []string{"invoices multi(= ANY(...))"}},
+		{"SELECT * FROM invoices WHERE account_id = $1 AND status IN ($2, 'open') FOR UPDATE", []string{"invoices multi(IN (...))"}},
 		{"SELECT * FROM accounts WHERE id IN (SELECT account_id FROM transfers) FOR UPDATE", []string{"accounts multi(IN (sub-query))"}},
 		{"SELECT * FROM accounts WHERE id > $1 FOR UPDATE", []string{"accounts multi(a range)"}},
 		{"SELECT * FROM accounts WHERE id BETWEEN 1 AND 9 FOR UPDATE", []string{"accounts multi(a range)"}},
 		{"SELECT * FROM accounts FOR UPDATE", []string{"accounts multi(no WHERE clause)"}},
-		{"SELECT * FROM sessions WHERE user_id = $1 FOR UPDATE", []string{"sessions multi(equality on user_id, not a key) key=/$1"}},
+		{"SELECT * FROM sessions WHERE user_id = $1 FOR UPDATE", []string{"sessions multi(equality on user_id, not a key) key=/$1 ordered-by-plan"}},
 		{"SELECT * FROM t WHERE lower(name) LIKE $1 FOR SHARE", []string{"t multi(a predicate that can match several rows)"}},
 		// Joins: each locked relation on its own.
 		{"SELECT * FROM orders o JOIN items i ON i.order_id = o.id WHERE o.id = $1 FOR UPDATE", []string{"orders one key=id/$1", "items multi(a join)"}},
@@ -88,10 +99,10 @@ func TestRowSets(t *testing.T) {
 		{"WITH l AS (SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE) UPDATE accounts SET n = 0 WHERE id IN (SELECT id FROM l)",
 			[]string{"accounts multi(= ANY(...)) order=id", "accounts multi(IN (sub-query)) prelocked"}},
 		{"UPDATE jobs SET state = 'running' WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' FOR UPDATE SKIP LOCKED)",
-			[]string{"jobs multi(equality on state, not a key)", "jobs multi(IN (sub-query)) prelocked"}},
+			[]string{"jobs multi(equality on state, not a key) ordered-by-plan", "jobs multi(IN (sub-query)) prelocked"}},
 		// Per-row advisory locks.
-		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1", []string{"advisory multi(equality on tenant, not a key) key=/$1"}},
-		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1 ORDER BY id", []string{"advisory multi(equality on tenant, not a key) key=/$1 order=id"}},
+		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1", []string{"advisory multi(equality on tenant, not a key) key=/$1 ordered-by-plan"}},
+		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1 ORDER BY id", []string{"advisory multi(equality on tenant, not a key) key=/$1 order=id ordered-by-plan"}},
 		{"SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k", []string{"advisory multi(no WHERE clause)"}},
 		{"SELECT pg_advisory_xact_lock($1)", []string{"advisory one"}},
 	}
@@ -142,9 +153,9 @@ func TestRowSetsWithSchema(t *testing.T) {
 		{"SELECT * FROM customers WHERE email = $2 FOR UPDATE", []string{"customers one key=email/$2"}},
 		{"SELECT * FROM order_items WHERE order_id = $1 AND line = $2 FOR UPDATE", []string{"order_items one key=line/$2"}},
 		// Part of a composite key: several rows.
-		{"SELECT * FROM order_items WHERE order_id = $1 FOR UPDATE", []string{"order_items multi(equality on order_id, not a key) key=/$1"}},
+		{"SELECT * FROM order_items WHERE order_id = $1 FOR UPDATE", []string{"order_items multi(equality on order_id, not a key) key=/$1 ordered-by-plan"}},
 		// The schema says orders.customer_id is no key, whatever its name.
-		{"SELECT * FROM orders WHERE customer_id = $1 FOR UPDATE", []string{"orders multi(equality on customer_id, not a key) key=/$1"}},
+		{"SELECT * FROM orders WHERE customer_id = $1 FOR UPDATE", []string{"orders multi(equality on customer_id, not a key) key=/$1 ordered-by-plan"}},
 		// A table the schema does not know: the convention.
 		{"SELECT * FROM accounts WHERE account_id = $1 FOR UPDATE", []string{"accounts one key=account_id/$1"}},
 	}

@@ -59,8 +59,8 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 			continue
 		}
 		h, w := mapped[p.Held], mapped[p.Wanted]
-		if p.Drawn && fa.events[h].Lock.Class == concrete(sum.Events[p.Held].Lock.Class) &&
-			fa.events[w].Lock.Class == concrete(sum.Events[p.Wanted].Lock.Class) {
+		if p.Drawn && fa.events[h].Lock.Class == sum.Events[p.Held].Lock.Class.Concrete() &&
+			fa.events[w].Lock.Class == sum.Events[p.Wanted].Lock.Class.Concrete() {
 			continue // the callee drew this very edge
 		}
 		if fa.events[h].Hold != HoldNone && !fa.alreadyHeld(fa.events[w], sortedKeys(st.held)) {
@@ -82,29 +82,19 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	}
 	for _, u := range sum.Unlocks {
 		h := fa.mapHandle(Handle{Ref: u.Conn, Conn: u.Conn}, site, scope, bind)
+		// An unlock of a key unknown before run time (AdvisorySite with
+		// no site) stays one; any other key is bound like a lock's.
 		class := u.Class
-		if class == "?" {
-			class = "advisory@"
-		} else {
+		if class.Kind != lockgraph.AdvisorySite {
 			class = fa.bindClass(class, args)
 		}
-		fa.unlockMapped(h, class, st)
+		fa.unlock(h, class, st)
 	}
 	for _, i := range sum.Exit {
 		if i < len(mapped) && fa.events[mapped[i]].Hold != HoldNone {
 			st.hold(mapped[i], slices.Contains(sum.Surely, i))
 		}
 	}
-}
-
-// unlockMapped is unlock for a callee's unlock, whose class "advisory@"
-// stands for every key unknown before run time.
-func (fa *fnAnalysis) unlockMapped(h Handle, class string, st *state) {
-	if class == "advisory@" {
-		fa.unlock(h, "advisory@?", st)
-		return
-	}
-	fa.unlock(h, class, st)
 }
 
 // mapEvent creates (once) the caller's copy of callee event i.

@@ -1,6 +1,7 @@
 package lockseq
 
 import (
+	"cmp"
 	"fmt"
 	"go/token"
 	"go/types"
@@ -409,7 +410,7 @@ func (fa *fnAnalysis) finish(exit *state) {
 		fa.sum.Unlocks = append(fa.sum.Unlocks, u)
 	}
 	slices.SortFunc(fa.sum.Unlocks, func(a, b Unlock) int {
-		return strings.Compare(string(a.Conn)+a.Class, string(b.Conn)+b.Class)
+		return cmp.Or(strings.Compare(string(a.Conn), string(b.Conn)), lockgraph.CompareClasses(a.Class, b.Class))
 	})
 }
 
@@ -470,10 +471,16 @@ func sortedKeys(m map[int]bool) []int {
 
 // position renders a position for a path frame.
 func (fa *fnAnalysis) position(pos token.Pos) string {
+	return fa.sourcePosition(pos).String()
+}
+
+// sourcePosition is pos in the source; where there is none (synthetic code),
+// the function's name stands in for the file.
+func (fa *fnAnalysis) sourcePosition(pos token.Pos) token.Position {
 	if !pos.IsValid() || fa.a.env.Fset == nil {
-		return fa.name
+		return token.Position{Filename: fa.name}
 	}
-	return fa.a.env.Fset.Position(pos).String()
+	return fa.a.env.Fset.Position(pos)
 }
 
 // FuncName names a function for messages: "billing.invoiceAccount",
@@ -506,7 +513,7 @@ func FuncName(fn *ssa.Function) string {
 
 // frame is a path frame at pos in this function.
 func (fa *fnAnalysis) frame(pos token.Pos, what string) lockgraph.Frame {
-	return lockgraph.Frame{Func: fa.name, Pos: fa.position(pos), What: what}
+	return lockgraph.Frame{Func: fa.name, Pos: fa.sourcePosition(pos), What: what}
 }
 
 func describeHandle(h Handle) string {

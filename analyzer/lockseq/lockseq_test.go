@@ -4,6 +4,7 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
@@ -83,15 +84,21 @@ func TestDistinctConns(t *testing.T) {
 }
 
 func TestParametricClasses(t *testing.T) {
-	class := "advisory:(?p2, 7)" + siteSep + "x.go:3:4"
-	if !parametric(class) || parametric("advisory:(7)") || parametric("row:t") {
-		t.Error("parametric misclassifies")
+	class := lockgraph.AdvisoryOf("(?p2, 7)", "x.go:3:4")
+	if !class.Parametric() || lockgraph.AdvisoryOf("(7)", "x.go:3:4").Parametric() || lockgraph.RowsOf("t").Parametric() {
+		t.Error("Parametric misclassifies")
 	}
-	if got := concrete(class); got != "advisory@x.go:3:4" {
-		t.Errorf("concrete = %q", got)
+	if got := class.Concrete().String(); got != "advisory@x.go:3:4" {
+		t.Errorf("Concrete = %q", got)
 	}
-	if got := classKey(class); got != "advisory:(?p2, 7)" {
-		t.Errorf("classKey = %q", got)
+	if got := class.Key().String(); got != "advisory:(?p2, 7)" {
+		t.Errorf("Key = %q", got)
+	}
+	if got, want := keyShape(class), lockgraph.AdvisoryOf("(?, 7)", ""); got != want {
+		t.Errorf("keyShape = %v, want %v", got, want)
+	}
+	if got := keyShape(lockgraph.AdvisoryOf("(7)", "")); !got.IsZero() {
+		t.Errorf("keyShape of a constant key = %v, want none", got)
 	}
 	got, ok := substitute("hashtext($1) + $12", "$", func(n int) (string, bool) {
 		return map[int]string{1: "'a'", 12: "5"}[n], n == 1 || n == 12

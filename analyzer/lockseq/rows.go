@@ -63,6 +63,10 @@ type RowFinding struct {
 	Loop string
 	// Func is the function the finding is in.
 	Func string
+	// event is the index of the finding's lock request among the
+	// function's events, -1 for a statement queued in a batch; first is
+	// that of the first lock of a CallerOrder finding, -1 otherwise.
+	event, first int
 }
 
 // OrderedLock is a blocking lock of several rows of one table in a defined
@@ -72,10 +76,10 @@ type OrderedLock struct {
 	Table string
 	Order string
 	Mode  lockmodel.Mode
-	// Pos is the statement's position, "file:line:column", and What
-	// describes it.
-	Pos, What string
-	Func      string
+	// Pos is the statement's position, and What describes it.
+	Pos  token.Position
+	What string
+	Func string
 	// Pkg is the path of the package the statement is in.
 	Pkg string
 	// At is the statement's position in the package that found it; it
@@ -315,7 +319,7 @@ func (fa *fnAnalysis) reportRows(f RowFinding) {
 // vetoRows withdraws the finding of rule at pos: on a later visit of the
 // fixpoint the lock turned out to be held already. The sets of held locks
 // only grow from one visit to the next, so a veto stands.
-func (fa *fnAnalysis) vetoRows(rule RowRule, pos token.Pos, class string) {
+func (fa *fnAnalysis) vetoRows(rule RowRule, pos token.Pos, class lockgraph.Class) {
 	if fa.rowVeto == nil {
 		fa.rowVeto = map[string]bool{}
 	}
@@ -327,7 +331,7 @@ func (fa *fnAnalysis) vetoRows(rule RowRule, pos token.Pos, class string) {
 func (fa *fnAnalysis) flushRows() {
 	for _, f := range fa.rowCands {
 		k := rowKey(f.Rule, fa.position(f.Pos), f.Lock.Class)
-		if fa.rowVeto[k] || fa.a.rowSeen[k] {
+		if fa.rowVeto[k] || fa.a.rowSeen[k] || fa.underGate(f) {
 			continue
 		}
 		fa.a.rowSeen[k] = true
@@ -335,9 +339,38 @@ func (fa *fnAnalysis) flushRows() {
 	}
 }
 
+// underGate reports whether, on every path to a row finding's lock request,
+// the function surely holds a guard: an advisory lock (on a constant key,
+// or a key known only at run time, which as for cycles counts as the usual
+// per-tenant guard), LOCK TABLE in a mode that excludes itself, or a row
+// with a constant key. Two executions of the function then take the guard
+// first and run one after the other, so the order in which each locks its
+// rows cannot deadlock them. The locks of the finding itself are no guard;
+// nor is a row keyed by a caller's value, which two executions may choose
+// differently.
+func (fa *fnAnalysis) underGate(f RowFinding) bool {
+	if f.event < 0 {
+		return false
+	}
+	for g := range fa.mustAt[f.event] {
+		e := fa.events[g]
+		if g == f.event || g == f.first || e.Hold == HoldNone || !e.Lock.Waits && !e.Try ||
+			e.Lock.Class.Concrete() == f.Lock.Class.Concrete() || !lockmodel.ModesConflict(e.Lock.Mode, e.Lock.Mode) {
+			continue
+		}
+		switch c := e.Lock.Class; {
+		case c.IsAdvisory(), c.IsTable():
+			return true
+		case c.IsRow() && e.Rows.KeyColumn != "" && e.Rows.KeyParam == 0 && !e.Rows.Multi:
+			return true
+		}
+	}
+	return false
+}
+
 // rowKey identifies a row finding.
-func rowKey(rule RowRule, pos, class string) string {
-	return strconv.Itoa(int(rule)) + "@" + pos + "@" + class
+func rowKey(rule RowRule, pos string, class lockgraph.Class) string {
+	return strconv.Itoa(int(rule)) + "@" + pos + "@" + class.String()
 }
 
 // checkRows applies the row-order rules to a lock this function requests
@@ -350,7 +383,7 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 	}
 	held := e.Hold != HoldNone || unit
 	if eff.Lock.Kind == lockmodel.Row && eff.Rows.Multi && eff.Rows.Order != "" && !eff.Rows.PreLocked && strings.HasPrefix(eff.Verb, "SELECT") {
-		pos := fa.position(site.Pos())
+		pos := fa.sourcePosition(site.Pos())
 		if !slices.ContainsFunc(fa.a.Ordered, func(o OrderedLock) bool { return o.Pos == pos && o.Table == eff.Lock.Table }) {
 			fa.a.Ordered = append(fa.a.Ordered, OrderedLock{
 				Table: eff.Lock.Table, Order: eff.Rows.Order, Mode: eff.Lock.Mode,
@@ -380,7 +413,7 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 			fa.vetoRows(UnorderedRows, site.Pos(), e.Lock.Class)
 			return
 		}
-		fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path})
+		fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, event: ev, first: -1})
 		return
 	}
 	if !held || constantKey(eff) {
@@ -391,7 +424,7 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 		vals = keys[p-1 : p]
 	}
 	if over, ok := fa.inUnorderedLoop(site, e, vals); ok {
-		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, Loop: over})
+		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, Loop: over, event: ev, first: -1})
 	}
 }
 
@@ -417,7 +450,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 				fa.vetoRows(UnorderedRows, site.Pos(), out.Lock.Class)
 				return
 			}
-			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path})
+			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, event: i, first: -1})
 		}
 		return
 	}
@@ -432,7 +465,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 		return
 	}
 	if over, ok := fa.inUnorderedLoop(site, out, vals[n:n+1]); ok {
-		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, Loop: over})
+		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, Loop: over, event: i, first: -1})
 	}
 }
 
@@ -444,10 +477,10 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 	if H == W || H.Hold == HoldNone || !W.Lock.Waits || H.Rows.Unordered() || W.Rows.Unordered() {
 		return
 	}
-	rows := H.Lock.Class == W.Lock.Class && strings.HasPrefix(W.Lock.Class, "row:")
+	rows := H.Lock.Class == W.Lock.Class && W.Lock.Class.IsRow()
 	// Two advisory locks of one key shape (pg_advisory_xact_lock($1) for
 	// each account), keyed by two caller-chosen values.
-	keys := keyShape(H.Lock.Class) != "" && keyShape(H.Lock.Class) == keyShape(W.Lock.Class)
+	keys := !keyShape(H.Lock.Class).IsZero() && keyShape(H.Lock.Class) == keyShape(W.Lock.Class)
 	if !rows && !keys {
 		return
 	}
@@ -480,7 +513,7 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 	}
 	fa.reportRows(RowFinding{
 		Rule: CallerOrder, Pos: fa.eventPos[w], Lock: W.Lock, Rows: W.Rows,
-		Path: W.Path, First: H.Path, Keys: [2]string{fa.keyName(kh), fa.keyName(kw)},
+		Path: W.Path, First: H.Path, Keys: [2]string{fa.keyName(kh), fa.keyName(kw)}, event: w, first: h,
 	})
 }
 
@@ -537,13 +570,13 @@ func (fa *fnAnalysis) ordersKeys(k1, k2 string) bool {
 }
 
 // keyShape is the key of a parametric advisory class with its parameters
-// blanked ("advisory:(hashtext(?))"), or "" for any other class: two locks
-// of one shape differ only in the values the callers pass.
-func keyShape(class string) string {
-	if !parametric(class) {
-		return ""
+// blanked ("(hashtext(?))"), or the zero Class for any other class: two
+// locks of one shape differ only in the values the callers pass.
+func keyShape(class lockgraph.Class) lockgraph.Class {
+	if !class.Parametric() {
+		return lockgraph.Class{}
 	}
-	return paramRE.ReplaceAllString(classKey(class), "?")
+	return lockgraph.AdvisoryOf(paramRE.ReplaceAllString(class.Name, "?"), "")
 }
 
 // dollarRE matches a $n placeholder in a key template.
@@ -588,13 +621,14 @@ func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text st
 		if !ok {
 			continue
 		}
-		lock := lockgraph.Lock{Mode: eff.Lock.Mode, Waits: true, Class: "row:" + eff.Lock.Table}
+		lock := lockgraph.Lock{Mode: eff.Lock.Mode, Waits: true, Class: lockgraph.RowsOf(eff.Lock.Table)}
 		if eff.Lock.Kind == lockmodel.Advisory {
 			lock.Class = fa.advisoryClass(eff.Lock, keys, queue)
 		}
 		fa.reportRows(RowFinding{
 			Rule: LoopOrder, Pos: queue.Pos(), Lock: lock, Loop: over,
-			Path: []lockgraph.Frame{fa.frame(queue.Pos(), eff.Verb+" queued in a batch (one implicit transaction)")},
+			Path:  []lockgraph.Frame{fa.frame(queue.Pos(), eff.Verb+" queued in a batch (one implicit transaction)")},
+			event: -1, first: -1,
 		})
 	}
 }

@@ -157,7 +157,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 			case lockmodel.Unlock:
 				fa.unlock(h, fa.advisoryClass(eff.Lock, keys, site), st)
 			case lockmodel.UnlockAll:
-				fa.unlock(h, "", st)
+				fa.unlock(h, lockgraph.Class{}, st)
 			case lockmodel.Begin:
 				if h.Kind != sqlsite.Tx {
 					st.sqlTx[h.Conn] = true
@@ -195,9 +195,9 @@ func (fa *fnAnalysis) newEvent(key eventKey, site ssa.Instruction, h Handle, eff
 	lock := lockgraph.Lock{Mode: l.Mode, Waits: l.Waits(), Session: l.Kind == lockmodel.Advisory && l.Scope == lockmodel.Session}
 	switch l.Kind {
 	case lockmodel.Row:
-		lock.Class = "row:" + l.Table
+		lock.Class = lockgraph.RowsOf(l.Table)
 	case lockmodel.Table:
-		lock.Class = "table:" + l.Table
+		lock.Class = lockgraph.TableOf(l.Table)
 	case lockmodel.Advisory:
 		lock.Class = fa.advisoryClass(l, keys, site)
 	}
@@ -219,7 +219,7 @@ func (fa *fnAnalysis) addEvent(key eventKey, ev *Event, site ssa.Instruction) in
 	if ev.Lock.Session && ev.Conn == fresh && !fa.leaks[i] {
 		fa.leaks[i] = true
 		l := ev.Lock
-		l.Class = concrete(l.Class)
+		l.Class = l.Class.Concrete()
 		fa.a.Leaks = append(fa.a.Leaks, Leak{Pos: site.Pos(), Lock: l, Path: ev.Path})
 	}
 	return i
@@ -244,7 +244,7 @@ func (fa *fnAnalysis) holdOf(ev *Event, st *state) Hold {
 // advisoryClass names the class of an advisory lock: its key when every
 // part is a constant (in the SQL, or a Go constant bound to a $n
 // parameter), else a class of its own named after the SQL site.
-func (fa *fnAnalysis) advisoryClass(l lockmodel.Lock, keys []ssa.Value, site ssa.Instruction) string {
+func (fa *fnAnalysis) advisoryClass(l lockmodel.Lock, keys []ssa.Value, site ssa.Instruction) lockgraph.Class {
 	parts := make([]string, 0, len(l.Key.Parts))
 	for _, p := range l.Key.Parts {
 		var (
@@ -265,21 +265,15 @@ func (fa *fnAnalysis) advisoryClass(l lockmodel.Lock, keys []ssa.Value, site ssa
 			})
 		}
 		if !ok {
-			return "advisory@" + fa.position(site.Pos())
+			return lockgraph.AdvisoryAt(fa.position(site.Pos()))
 		}
 		parts = append(parts, c)
 	}
-	class := "advisory:(" + strings.Join(parts, ", ") + ")"
-	if strings.Contains(class, "?p") {
-		// Remember the SQL site: where no caller binds the key, the
-		// lock is the site's own, like any key unknown before run time.
-		class += siteSep + fa.position(site.Pos())
-	}
-	return class
+	// A key with placeholders remembers the SQL site: where no caller
+	// binds the key, the lock is the site's own, like any key unknown
+	// before run time.
+	return lockgraph.AdvisoryOf("("+strings.Join(parts, ", ")+")", fa.position(site.Pos()))
 }
-
-// siteSep separates a parametric class from the SQL site it falls back to.
-const siteSep = "|@"
 
 // keyText is the text of a Go value bound to an advisory key: a constant's
 // text, or "?pN" when it is the function's parameter N (free variables of a
@@ -315,52 +309,26 @@ func (fa *fnAnalysis) keyText(v ssa.Value) (string, bool) {
 	return "", false
 }
 
-// parametric reports whether a lock class names a key that the callers
-// supply ("advisory:(?p2)|@file:line:col").
-func parametric(class string) bool {
-	return strings.HasPrefix(class, "advisory:") && strings.Contains(class, siteSep)
-}
-
-// classKey is a class without the SQL site of a parametric key: a lock and
-// its unlock at two sites name the same key.
-func classKey(class string) string {
-	key, _, _ := strings.Cut(class, siteSep)
-	return key
-}
-
-// concrete is the class a lock has where nobody binds its key: a
-// parametric class falls back to its SQL site's own class.
-func concrete(class string) string {
-	if !parametric(class) {
-		return class
-	}
-	_, site, _ := strings.Cut(class, siteSep)
-	return "advisory@" + site
-}
-
 // bindClass substitutes, at a call site, the values passed for the
 // placeholders of a parametric class. vals are the callee's parameter values
 // there; a value that is neither a constant nor a parameter of this function
 // leaves the key unknown: the class of the SQL site that takes the lock.
-func (fa *fnAnalysis) bindClass(class string, vals []ssa.Value) string {
-	if !parametric(class) {
+func (fa *fnAnalysis) bindClass(class lockgraph.Class, vals []ssa.Value) lockgraph.Class {
+	if !class.Parametric() {
 		return class
 	}
-	key, site, _ := strings.Cut(class, siteSep)
-	bound, ok := substitute(key, "?p", func(n int) (string, bool) {
+	bound, ok := substitute(class.Name, "?p", func(n int) (string, bool) {
 		if n >= len(vals) || vals[n] == nil {
 			return "", false
 		}
 		return fa.keyText(vals[n])
 	})
 	if !ok {
-		return "advisory@" + site
+		return lockgraph.AdvisoryAt(class.Site)
 	}
-	if strings.Contains(bound, "?p") {
-		// Bound to this function's own parameters: still parametric.
-		return bound + siteSep + site
-	}
-	return bound
+	// Bound to this function's own parameters, the key stays parametric
+	// (AdvisoryOf keeps the site only then).
+	return lockgraph.AdvisoryOf(bound, class.Site)
 }
 
 // bindTemplate replaces the $n placeholders of a key template such as
@@ -483,13 +451,13 @@ func (fa *fnAnalysis) gates(h, w int, st *state) []lockgraph.Lock {
 			continue
 		}
 		l := e.Lock
-		l.Class = concrete(l.Class)
+		l.Class = l.Class.Concrete()
 		if !slices.Contains(out, l) {
 			out = append(out, l)
 		}
 	}
 	slices.SortFunc(out, func(a, b lockgraph.Lock) int {
-		return cmp.Or(strings.Compare(a.Class, b.Class), cmp.Compare(a.Mode, b.Mode))
+		return cmp.Or(lockgraph.CompareClasses(a.Class, b.Class), cmp.Compare(a.Mode, b.Mode))
 	})
 	return out
 }
@@ -537,7 +505,7 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
 		}
 		return
 	}
-	if parametric(have.Lock.Class) || parametric(want.Lock.Class) {
+	if have.Lock.Class.Parametric() || want.Lock.Class.Parametric() {
 		// Callers that pass constants for the key see the edge between
 		// the real keys; here it is drawn with the key unknown.
 		fa.pairs[[2]int{h, w}] = Pair{Held: h, Wanted: w, Drawn: true}
@@ -553,7 +521,7 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
 		return
 	}
 	held, wanted := have.Lock, want.Lock
-	held.Class, wanted.Class = concrete(held.Class), concrete(wanted.Class)
+	held.Class, wanted.Class = held.Class.Concrete(), wanted.Class.Concrete()
 	e := &lockgraph.Edge{
 		Held: held, Wanted: wanted,
 		Func: fa.name, Pkg: fa.pkgPath(),
@@ -613,7 +581,7 @@ func (fa *fnAnalysis) releaseConn(site ssa.Instruction, h Handle, pooled bool, s
 		if pooled && e.Lock.Session && !fa.returned[[2]int{i, fa.instrID(site)}] {
 			fa.returned[[2]int{i, fa.instrID(site)}] = true
 			l := e.Lock
-			l.Class = concrete(l.Class)
+			l.Class = l.Class.Concrete()
 			fa.a.Leaks = append(fa.a.Leaks, Leak{Pos: site.Pos(), Lock: l, Path: e.Path, Returned: true})
 		}
 		st.drop(i)
@@ -628,23 +596,24 @@ func (fa *fnAnalysis) releaseConn(site ssa.Instruction, h Handle, pooled bool, s
 // empty class releases all of them. A key unknown before run time (its
 // class is named after a site) releases every lock whose key was unknown
 // too: the usual shape is lock($1) ... unlock($1) with the same Go value.
-func (fa *fnAnalysis) unlock(h Handle, class string, st *state) {
-	unknown := strings.HasPrefix(class, "advisory@")
+func (fa *fnAnalysis) unlock(h Handle, class lockgraph.Class, st *state) {
+	unknown := class.Kind == lockgraph.AdvisorySite
 	for i := range st.held {
 		e := fa.events[i]
 		if !e.Lock.Session || !sameConn(e.Conn, h.Conn) && h.Conn != fresh {
 			continue
 		}
-		if class == "" || classKey(e.Lock.Class) == classKey(class) || unknown && strings.HasPrefix(concrete(e.Lock.Class), "advisory@") {
+		if class.IsZero() || e.Lock.Class.Key() == class.Key() || unknown && e.Lock.Class.Concrete().Kind == lockgraph.AdvisorySite {
 			st.drop(i)
 		}
 	}
 	if escapes(h.Conn) {
-		c := class
 		if unknown {
-			c = "?"
+			// Callers release every key unknown to them: the site
+			// means nothing there.
+			class = lockgraph.AdvisoryAt("")
 		}
-		fa.unlocks[Unlock{Conn: h.Conn, Class: c}] = true
+		fa.unlocks[Unlock{Conn: h.Conn, Class: class}] = true
 	}
 }
 
@@ -770,6 +739,6 @@ func (fa *fnAnalysis) preparedStmt(v ssa.Value) (Handle, ssa.Value, bool) {
 // perIteration reports whether a lock class stands for objects that can
 // differ each time its statement runs: rows of a table, or an advisory key
 // known only at run time.
-func perIteration(class string) bool {
-	return strings.HasPrefix(class, "row:") || strings.HasPrefix(class, "advisory@") || parametric(class)
+func perIteration(class lockgraph.Class) bool {
+	return class.IsRow() || class.Kind == lockgraph.AdvisorySite || class.Parametric()
 }

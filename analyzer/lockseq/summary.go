@@ -229,8 +229,11 @@ type Invoke struct {
 // Unlock says that the function releases the session advisory lock Class
 // ("" for every one, and for keys unknown before run time: "?") on Conn.
 type Unlock struct {
-	Conn  Ref
-	Class string
+	Conn Ref
+	// Class is the key released; the zero Class releases every session
+	// lock of the connection, and an AdvisorySite class with no site every
+	// lock whose key is unknown before run time.
+	Class lockgraph.Class
 }
 
 // AFact marks Summary as an analysis fact.

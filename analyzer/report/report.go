@@ -9,34 +9,38 @@ package report
 
 import (
 	"fmt"
+	"go/token"
+	"slices"
 	"strings"
 
+	"github.com/pglockorder/pglockorder/analyzer/category"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 )
 
-// Category names of the findings, one per rule family.
+// Category names of the findings, one per rule family (see the category
+// package, the catalogue they are described in).
 const (
-	CategoryInversion   = "lock-order"
-	CategorySession     = "session-advisory-cycle"
-	CategoryCrossConn   = "cross-connection"
-	CategoryPoolAdvisor = "session-advisory-on-pool"
-	CategoryLeak        = "session-advisory-leak"
+	CategoryInversion   = category.LockOrder
+	CategorySession     = category.SessionCycle
+	CategoryCrossConn   = category.CrossConnection
+	CategoryPoolAdvisor = category.SessionOnPool
+	CategoryLeak        = category.SessionLeak
 )
 
 // Options control how positions are shown.
 type Options struct {
-	// Rel shortens a "file:line:col" position for display, for example
-	// by making the file name relative to the working directory; nil
-	// keeps positions as they are.
-	Rel func(pos string) string
+	// Rel shortens a file name for display, for example by making it
+	// relative to the working directory; nil keeps names as they are.
+	Rel func(filename string) string
 }
 
-func (o Options) rel(pos string) string {
-	if o.Rel == nil {
-		return pos
+// pos renders a position as "file:line:col", its file name shortened.
+func (o Options) pos(p token.Position) string {
+	if o.Rel != nil && p.IsValid() {
+		p.Filename = o.Rel(p.Filename)
 	}
-	return o.Rel(pos)
+	return p.String()
 }
 
 // Category returns the category of a cycle's finding.
@@ -60,7 +64,7 @@ func Message(c *lockgraph.Cycle, o Options) string {
 			b.WriteString(" on another connection")
 		}
 		if i == c.Breaker && c.MissingGate != nil {
-			fmt.Fprintf(&b, " without first taking %s, which the other %s", lockgraph.ClassName(c.MissingGate.Class),
+			fmt.Fprintf(&b, " without first taking %s, which the other %s", c.MissingGate.Class.Describe(),
 				plural(len(c.Steps)-1, "path takes", "paths take"))
 		} else if i == c.Breaker && len(c.Steps) > 1 {
 			others := c.Followers
@@ -69,21 +73,54 @@ func Message(c *lockgraph.Cycle, o Options) string {
 		writeFrames(&b, "takes", s.HeldPath, o)
 		writeFrames(&b, "then waits", s.WantedPath, o)
 	}
+	if others := hiddenFollowers(c); len(others) > 0 {
+		fmt.Fprintf(&b, "\n  also in that order: %s", nameList(others, maxNames))
+	}
 	b.WriteString("\n  fix: ")
 	b.WriteString(fix(c))
 	if len(c.Also) > 0 {
 		also := make([]string, len(c.Also))
-		for i, key := range c.Also {
-			classes := strings.Split(key, " -> ")
+		for i, classes := range c.Also {
+			names := make([]string, len(classes))
 			for j, class := range classes {
-				classes[j] = lockgraph.ClassName(class)
+				names[j] = class.Describe()
 			}
-			also[i] = strings.Join(classes, " -> ")
+			also[i] = strings.Join(names, " -> ")
 		}
 		b.WriteString("\n  also: these cycles share its functions or this request and are not reported separately: ")
 		b.WriteString(strings.Join(also, "; "))
+		if more := c.Folded - len(c.Also); more > 0 {
+			fmt.Fprintf(&b, " (and %d more)", more)
+		}
 	}
 	return b.String()
+}
+
+// maxNames bounds the functions one line of a message lists.
+const maxNames = 8
+
+// hiddenFollowers returns the functions that keep the order a cycle's
+// breaker breaks but are not among its paths: the other side of the one
+// mistake, which the message counts and names.
+func hiddenFollowers(c *lockgraph.Cycle) []string {
+	if c.Breaker < 0 {
+		return nil
+	}
+	var out []string
+	for _, f := range c.FollowerFuncs {
+		if !slices.ContainsFunc(c.Steps, func(s *lockgraph.Edge) bool { return s.Func == f }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// nameList joins up to most names, counting the rest.
+func nameList(names []string, most int) string {
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
 }
 
 func plural(n int, one, many string) string {
@@ -106,7 +143,7 @@ func writePath(b *strings.Builder, verb string, frames []lockgraph.Frame, o Opti
 			label = "    " + verb + ":"
 			label += strings.Repeat(" ", max(0, 16-len(label)))
 		}
-		fmt.Fprintf(b, "\n%s%s: %s", label, o.rel(f.Pos), f.What)
+		fmt.Fprintf(b, "\n%s%s: %s", label, o.pos(f.Pos), f.What)
 		if i > 0 || allFuncs {
 			fmt.Fprintf(b, " (in %s)", f.Func)
 		}
@@ -128,7 +165,7 @@ func headline(c *lockgraph.Cycle) string {
 	}
 	names := make([]string, len(c.Steps))
 	for i, s := range c.Steps {
-		names[i] = lockgraph.ClassName(s.Held.Class)
+		names[i] = s.Held.Class.Describe()
 	}
 	var what string
 	if len(names) == 2 {
@@ -156,7 +193,7 @@ func fix(c *lockgraph.Cycle) string {
 	if len(c.Steps) == 1 && c.Steps[0].IsUpgrade() {
 		s := c.Steps[0]
 		return fmt.Sprintf("in %s, take %s the first time %s is locked (it covers both %s and %s)", s.Func,
-			coveringMode(s.Held.Mode, s.Wanted.Mode), lockgraph.ShortName(s.Held.Class), s.Held.Mode, s.Wanted.Mode)
+			coveringMode(s.Held.Mode, s.Wanted.Mode), s.Held.Class.Short(), s.Held.Mode, s.Wanted.Mode)
 	}
 	if len(c.Steps) == 1 {
 		s := c.Steps[0]
@@ -166,14 +203,14 @@ func fix(c *lockgraph.Cycle) string {
 	var parts []string
 	if g := c.MissingGate; g != nil && c.Breaker >= 0 {
 		parts = append(parts, fmt.Sprintf("in %s, take %s first, as the other %s (or take the locks in one order on every path)",
-			c.Steps[c.Breaker].Func, lockgraph.ClassName(g.Class), plural(len(c.Steps)-1, "path does", "paths do")))
+			c.Steps[c.Breaker].Func, g.Class.Describe(), plural(len(c.Steps)-1, "path does", "paths do")))
 	} else if len(c.Steps) == 2 {
 		// Order by the path that does not break it.
 		good := 0
 		if c.Breaker == 0 {
 			good = 1
 		}
-		first, second := lockgraph.ShortName(c.Steps[good].Held.Class), lockgraph.ShortName(c.Steps[good].Wanted.Class)
+		first, second := c.Steps[good].Held.Class.Short(), c.Steps[good].Wanted.Class.Short()
 		msg := fmt.Sprintf("take %s before %s on every path", first, second)
 		if c.Breaker >= 0 {
 			msg += fmt.Sprintf(" (change %s to lock %s first)", c.Steps[c.Breaker].Func, first)
@@ -190,7 +227,7 @@ func fix(c *lockgraph.Cycle) string {
 			start = (c.Breaker + 1) % len(c.Steps)
 		}
 		for i := range c.Steps {
-			order = append(order, lockgraph.ShortName(c.Steps[(start+i)%len(c.Steps)].Held.Class))
+			order = append(order, c.Steps[(start+i)%len(c.Steps)].Held.Class.Short())
 		}
 		msg := "take " + strings.Join(order, ", then ") + " in this one order on every path"
 		if c.Breaker >= 0 {
@@ -233,14 +270,57 @@ func LeakMessage(l lockgraph.Lock) string {
 	return fmt.Sprintf("session-level %s is taken on a connection pool: the unlock may run on another pooled "+
 		"connection, and the lock then stays with a connection nobody owns; take it on a dedicated connection "+
 		"(pool.Acquire / db.Conn) and unlock it there, or use pg_advisory_xact_lock inside a transaction",
-		lockgraph.ClassName(l.Class))
+		l.Class.Describe())
 }
 
 // ReturnedMessage is the message for a session advisory lock that may still
 // be held when its connection goes back to the pool.
-func ReturnedMessage(l lockgraph.Lock, takenAt string) string {
+func ReturnedMessage(l lockgraph.Lock, takenAt token.Position, o Options) string {
 	return fmt.Sprintf("session-level %s, taken at %s, may still be held here, where the connection goes back to "+
 		"the pool: returning a connection does not end its session, so the lock stays with whoever gets the "+
 		"connection next and is never unlocked; unlock it on every path (defer the unlock right after taking it), "+
-		"or use pg_advisory_xact_lock inside a transaction", lockgraph.ClassName(l.Class), takenAt)
+		"or use pg_advisory_xact_lock inside a transaction", l.Class.Describe(), o.pos(takenAt))
+}
+
+// Related is a position a finding refers to besides its own: one step of
+// one of its paths. Drivers pass them on as related locations
+// (analysis.Diagnostic.Related, SARIF relatedLocations), so that editors and
+// code scanning can link every path without reading the message.
+type Related struct {
+	Pos     token.Position
+	Message string
+}
+
+// CycleRelated lists the steps of every path of a cycle, in the order the
+// message shows them.
+func CycleRelated(c *lockgraph.Cycle) []Related {
+	var out []Related
+	for i, s := range c.Steps {
+		out = append(out, EdgeRelated(s, fmt.Sprintf("path %d (%s)", i+1, s.Func))...)
+	}
+	return out
+}
+
+// EdgeRelated lists the steps of one edge's two paths under a label.
+func EdgeRelated(e *lockgraph.Edge, label string) []Related {
+	out := appendFrames(nil, label+" takes "+e.Held.String(), e.HeldPath)
+	return appendFrames(out, label+" then waits for "+e.Wanted.String(), e.WantedPath)
+}
+
+// PathRelated lists the steps of one path under a label.
+func PathRelated(label string, frames []lockgraph.Frame) []Related {
+	return appendFrames(nil, label, frames)
+}
+
+// appendFrames appends one related position per frame: the first is the
+// step itself, the others the calls that lead to it.
+func appendFrames(out []Related, what string, frames []lockgraph.Frame) []Related {
+	for i, f := range frames {
+		msg := what + ": " + f.What
+		if i > 0 {
+			msg = fmt.Sprintf("%s: %s (in %s)", what, f.What, f.Func)
+		}
+		out = append(out, Related{Pos: f.Pos, Message: msg})
+	}
+	return out
 }

@@ -2,12 +2,14 @@ package report_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/report"
 )
@@ -20,7 +22,7 @@ const root = "/src/app/"
 func rel(pos string) string { return strings.TrimPrefix(pos, root) }
 
 func lock(class string, m lockmodel.Mode) lockgraph.Lock {
-	return lockgraph.Lock{Class: class, Mode: m, Waits: true}
+	return lockgraph.Lock{Class: lockgraphtest.Class(class), Mode: m, Waits: true}
 }
 
 func sessionLock(class string, m lockmodel.Mode) lockgraph.Lock {
@@ -30,7 +32,7 @@ func sessionLock(class string, m lockmodel.Mode) lockgraph.Lock {
 }
 
 func frame(fn, pos, what string) lockgraph.Frame {
-	return lockgraph.Frame{Func: fn, Pos: root + pos, What: what}
+	return lockgraph.Frame{Func: fn, Pos: lockgraphtest.Position(root + pos), What: what}
 }
 
 // step builds an edge of fn that takes held at heldPos and then waits for
@@ -125,7 +127,10 @@ func cycles() map[string]*lockgraph.Cycle {
 					lock("row:stock", nku), "shop/checkout.go:14:2", "UPDATE in a transaction"),
 				step("shop.Restock", lock("row:stock", fu), "shop/restock.go:8:2", "SELECT ... FOR UPDATE in a transaction",
 					lock("row:carts", nku), "shop/restock.go:12:2", "UPDATE in a transaction"))
-			c.Also = []string{"row:carts -> row:prices", "row:prices -> row:stock"}
+			c.Also = [][]lockgraph.Class{
+				{lockgraph.RowsOf("carts"), lockgraph.RowsOf("prices")},
+				{lockgraph.RowsOf("prices"), lockgraph.RowsOf("stock")},
+			}
 			return c
 		}(),
 		"missing_gate": func() *lockgraph.Cycle {
@@ -137,6 +142,27 @@ func cycles() map[string]*lockgraph.Cycle {
 				step("catalog.Discount", lock("row:prices", nku), "catalog/discount.go:45:2", "UPDATE in a transaction",
 					lock("row:products", nku), "catalog/discount.go:48:2", "UPDATE in a transaction"))
 			c.MissingGate = &gate
+			return c
+		}(),
+		"breaker_grouped": func() *lockgraph.Cycle {
+			// One path against the order eleven others keep, directly or
+			// through a third table: one report for every cycle it closes.
+			c := cycle(lockgraph.Detected, 1, []int{3, 1},
+				step("ledger.Post", lock("row:ledger", fu), "ledger/post.go:11:4", "SELECT ... FOR UPDATE in a transaction",
+					lock("row:accounts", nku), "ledger/post.go:15:4", "UPDATE in a transaction"),
+				step("ledger.Reverse", lock("row:accounts", fu), "ledger/reverse.go:20:4", "SELECT ... FOR UPDATE in a transaction",
+					lock("row:ledger", nku), "ledger/reverse.go:24:4", "UPDATE in a transaction"))
+			c.FollowerFuncs = []string{"ledger.Close", "ledger.Import", "ledger.Post", "ledger.Settle1", "ledger.Settle2",
+				"ledger.Settle3", "ledger.Settle4", "ledger.Settle5", "ledger.Settle6", "ledger.Settle7", "ledger.Settle8"}
+			c.Followers = len(c.FollowerFuncs)
+			c.Group = 1
+			for i := range 7 {
+				mid := fmt.Sprintf("row:journal%d", i)
+				if i < 5 {
+					c.Also = append(c.Also, []lockgraph.Class{lockgraphtest.Class("row:accounts"), lockgraphtest.Class("row:ledger"), lockgraphtest.Class(mid)})
+				}
+				c.Folded++
+			}
 			return c
 		}(),
 		"upgrade": cycle(lockgraph.Detected, -1, []int{1},
@@ -178,7 +204,7 @@ func TestMessageRel(t *testing.T) {
 		want string
 	}{
 		{"nil Rel", report.Options{}, "    takes:      /src/app/accounts/debit.go:18:9: SELECT ... FOR SHARE in a transaction"},
-		{"custom Rel", report.Options{Rel: func(string) string { return "HERE" }}, "    takes:      HERE: SELECT ... FOR SHARE in a transaction"},
+		{"custom Rel", report.Options{Rel: func(string) string { return "HERE" }}, "    takes:      HERE:18:9: SELECT ... FOR SHARE in a transaction"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pglockorder/pglockorder/analyzer/category"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 )
@@ -11,10 +12,10 @@ import (
 // Categories of the row-order rules: the rows of one table locked in
 // different orders by two executions.
 const (
-	CategoryUnorderedRows = "unordered-row-lock"
-	CategoryOrderMismatch = "row-order-mismatch"
-	CategoryLoopOrder     = "loop-lock-order"
-	CategoryCallerOrder   = "caller-row-order"
+	CategoryUnorderedRows = category.UnorderedRowLock
+	CategoryOrderMismatch = category.RowOrderMismatch
+	CategoryLoopOrder     = category.LoopLockOrder
+	CategoryCallerOrder   = category.CallerRowOrder
 )
 
 // RowCategory returns the category of a row-order finding.
@@ -35,8 +36,8 @@ const deadlockClause = "PostgreSQL aborts one with 40P01 after deadlock_timeout"
 // or caller-row-order rule.
 func RowMessage(f lockseq.RowFinding, o Options) string {
 	var b strings.Builder
-	table := lockgraph.ShortName(f.Lock.Class)
-	advisory := !strings.HasPrefix(f.Lock.Class, "row:")
+	table := f.Lock.Class.Short()
+	advisory := !f.Lock.Class.IsRow()
 	what := "rows of " + table
 	if advisory {
 		what = "advisory locks"
@@ -87,7 +88,7 @@ func RowMessage(f lockseq.RowFinding, o Options) string {
 
 // lockName names a lock with its mode: "rows of accounts (FOR UPDATE)".
 func lockName(l lockgraph.Lock) string {
-	if strings.HasPrefix(l.Class, "row:") {
+	if l.Class.IsRow() {
 		return l.String()
 	}
 	return "an advisory lock (" + l.Mode.String() + ")"
@@ -112,7 +113,7 @@ func verbOf(path []lockgraph.Frame) string {
 func unorderedFix(f lockseq.RowFinding, table string) string {
 	verb := verbOf(f.Path)
 	switch {
-	case !strings.HasPrefix(f.Lock.Class, "row:"):
+	case !f.Lock.Class.IsRow():
 		return "add ORDER BY so the keys are locked in one order: SELECT pg_advisory_xact_lock(id) FROM ... ORDER BY id"
 	case strings.HasPrefix(verb, "SELECT"):
 		return fmt.Sprintf("lock the rows in one order: SELECT ... FROM %s WHERE ... ORDER BY id %s", table, strings.TrimPrefix(verb, "SELECT ... "))
@@ -129,8 +130,8 @@ func MismatchMessage(this, other lockseq.OrderedLock, o Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "row order mismatch on %s: %s locks its rows ORDER BY %s, %s locks them ORDER BY %s; two transactions that lock overlapping rows in the two orders deadlock (%s)",
 		this.Table, this.Func, this.Order, other.Func, other.Order, deadlockClause)
-	fmt.Fprintf(&b, "\n    this:       %s: %s", o.rel(this.Pos), this.What)
-	fmt.Fprintf(&b, "\n    other:      %s: %s (in %s)", o.rel(other.Pos), other.What, other.Func)
+	fmt.Fprintf(&b, "\n    this:       %s: %s", o.pos(this.Pos), this.What)
+	fmt.Fprintf(&b, "\n    other:      %s: %s (in %s)", o.pos(other.Pos), other.What, other.Func)
 	fmt.Fprintf(&b, "\n  fix: lock the rows of %s in one order everywhere (the same ORDER BY keys and directions, ending in a unique key such as id)", this.Table)
 	return b.String()
 }
@@ -141,4 +142,23 @@ func MismatchMessage(this, other lockseq.OrderedLock, o Options) string {
 // what the reader looks for.
 func writeFramesIn(b *strings.Builder, verb string, frames []lockgraph.Frame, o Options) {
 	writePath(b, verb, frames, o, true)
+}
+
+// RowRelated lists the steps of a row-order finding's path (and, for
+// caller-row-order, the first lock's path).
+func RowRelated(f lockseq.RowFinding) []Related {
+	var out []Related
+	if len(f.First) > 0 {
+		out = appendFrames(out, "first", f.First)
+		return appendFrames(out, "then waits", f.Path)
+	}
+	return appendFrames(out, "takes", f.Path)
+}
+
+// MismatchRelated lists the two statements of a row-order mismatch.
+func MismatchRelated(this, other lockseq.OrderedLock) []Related {
+	return []Related{
+		{Pos: this.Pos, Message: fmt.Sprintf("%s locks rows of %s ORDER BY %s: %s", this.Func, this.Table, this.Order, this.What)},
+		{Pos: other.Pos, Message: fmt.Sprintf("%s locks rows of %s ORDER BY %s: %s", other.Func, other.Table, other.Order, other.What)},
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 	"github.com/pglockorder/pglockorder/analyzer/report"
@@ -56,9 +57,9 @@ func TestRowMessageGolden(t *testing.T) {
 	}
 	t.Run("rows_mismatch", func(t *testing.T) {
 		this := lockseq.OrderedLock{Table: "blocks", Order: "hash DESC", Mode: lockmodel.ForUpdate,
-			Pos: root + "chain/reorg.go:18:19", What: "SELECT ... FOR UPDATE in a transaction", Func: "chain.Reorg"}
+			Pos: lockgraphtest.Position(root + "chain/reorg.go:18:19"), What: "SELECT ... FOR UPDATE in a transaction", Func: "chain.Reorg"}
 		other := lockseq.OrderedLock{Table: "blocks", Order: "hash", Mode: lockmodel.ForUpdate,
-			Pos: root + "chain/prune.go:11:19", What: "SELECT ... FOR UPDATE in a transaction", Func: "chain.Prune"}
+			Pos: lockgraphtest.Position(root + "chain/prune.go:11:19"), What: "SELECT ... FOR UPDATE in a transaction", Func: "chain.Prune"}
 		golden(t, "rows_mismatch", report.MismatchMessage(this, other, report.Options{Rel: rel}))
 	})
 }

@@ -14,6 +14,7 @@ package repro
 
 import (
 	"fmt"
+	"go/token"
 	"regexp"
 	"slices"
 	"strconv"
@@ -114,16 +115,19 @@ type Script struct {
 	Setup []string
 }
 
-// Build returns the reproducer of a cycle. rel shortens positions for
+// Build returns the reproducer of a cycle. relFile shortens file names for
 // display (nil keeps them).
-func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
-	if rel == nil {
-		rel = func(s string) string { return s }
+func Build(c *lockgraph.Cycle, relFile func(string) string) *Script {
+	rel := func(p token.Position) string {
+		if relFile != nil && p.IsValid() {
+			p.Filename = relFile(p.Filename)
+		}
+		return p.String()
 	}
 	sc := &Script{Expect: Deadlock}
 	names := make([]string, 0, len(c.Steps)+1)
 	for _, s := range c.Steps {
-		names = append(names, lockgraph.ClassName(s.Held.Class))
+		names = append(names, s.Held.Class.Describe())
 		if s.CrossConn {
 			sc.Expect = Hang
 		}
@@ -141,11 +145,11 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 	}
 	sc.Title = strings.Join(names, " -> ")
 	vars := map[string]string{}
-	keys := map[string]string{} // advisory class -> its variables' prefix
-	addVars := func(sql, class, where string) string {
+	keys := map[lockgraph.Class]string{} // advisory class -> its variables' prefix
+	addVars := func(sql string, class lockgraph.Class, where string) string {
 		prefix := func() string {
-			if !strings.HasPrefix(class, "advisory") {
-				return subject(class)
+			if !class.IsAdvisory() {
+				return subject(class.Name)
 			}
 			// Advisory keys are numbered in the order the script
 			// needs them.
@@ -158,7 +162,7 @@ func Build(c *lockgraph.Cycle, rel func(string) string) *Script {
 			if _, ok := vars[name]; !ok {
 				// "parameter 1", not "$1": the note is expanded by the
 				// shell in the script's guard.
-				vars[name] = fmt.Sprintf("parameter %s of the statements on %s (%s)", strings.TrimPrefix(param, "$"), lockgraph.ShortName(class), where)
+				vars[name] = fmt.Sprintf("parameter %s of the statements on %s (%s)", strings.TrimPrefix(param, "$"), class.Short(), where)
 			}
 		})
 	}
@@ -279,22 +283,22 @@ func splitAt(sql string, held, wanted lockgraph.Lock) (hold []string, wait strin
 
 // takes reports whether a statement requests a lock of class (row or table
 // classes; any advisory lock for an advisory class).
-func takes(sql, class string) bool {
+func takes(sql string, class lockgraph.Class) bool {
 	for _, e := range lockmodel.Analyze(sql).Effects {
 		if e.Kind != lockmodel.Acquire {
 			continue
 		}
 		switch e.Lock.Kind {
 		case lockmodel.Row:
-			if class == "row:"+e.Lock.Table {
+			if class == lockgraph.RowsOf(e.Lock.Table) {
 				return true
 			}
 		case lockmodel.Table:
-			if class == "table:"+e.Lock.Table {
+			if class == lockgraph.TableOf(e.Lock.Table) {
 				return true
 			}
 		case lockmodel.Advisory:
-			if strings.HasPrefix(class, "advisory") {
+			if class.IsAdvisory() {
 				return true
 			}
 		}
@@ -305,11 +309,7 @@ func takes(sql, class string) bool {
 // subject names the placeholders of a statement after the table its lock
 // is on, so that every session that locks rows of one table shares the
 // variables that select them.
-func subject(class string) string {
-	name := class
-	if i := strings.IndexByte(name, ':'); i >= 0 {
-		name = name[i+1:]
-	}
+func subject(name string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(name) {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
@@ -368,9 +368,9 @@ func Bind(sql string, values map[string]string) string {
 // lock call whose key the analyzer knows from the Go code (the class
 // "advisory:(42)" of "SELECT pg_advisory_lock($1)" gives $1 = 42): the
 // reproducer must lock that very key, not one the user picks.
-func advisoryArgs(sql, class string) map[string]string {
-	inner, ok := strings.CutPrefix(class, "advisory:(")
-	if !ok || !strings.HasSuffix(inner, ")") || strings.Contains(inner, "?p") || strings.Contains(inner, "|@") {
+func advisoryArgs(sql string, class lockgraph.Class) map[string]string {
+	inner, ok := strings.CutPrefix(class.Name, "(")
+	if class.Kind != lockgraph.AdvisoryKey || strings.Contains(class.Name, "?p") || !ok || !strings.HasSuffix(inner, ")") {
 		return nil
 	}
 	parts := splitTop(strings.TrimSuffix(inner, ")"))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/repro"
 )
@@ -20,7 +21,7 @@ const root = "/src/app/"
 func rel(pos string) string { return strings.TrimPrefix(pos, root) }
 
 func lock(class string, m lockmodel.Mode) lockgraph.Lock {
-	return lockgraph.Lock{Class: class, Mode: m, Waits: true}
+	return lockgraph.Lock{Class: lockgraphtest.Class(class), Mode: m, Waits: true}
 }
 
 // step builds an edge of fn that takes held with heldSQL at heldPos and then
@@ -28,8 +29,8 @@ func lock(class string, m lockmodel.Mode) lockgraph.Lock {
 func step(fn string, held lockgraph.Lock, heldPos, heldSQL string, wanted lockgraph.Lock, wantPos, wantSQL string) *lockgraph.Edge {
 	return &lockgraph.Edge{
 		Held: held, Wanted: wanted, Func: fn, Pkg: "example.com/app",
-		HeldPath:   []lockgraph.Frame{{Func: fn, Pos: root + heldPos, What: "takes", SQL: heldSQL}},
-		WantedPath: []lockgraph.Frame{{Func: fn, Pos: root + wantPos, What: "waits", SQL: wantSQL}},
+		HeldPath:   []lockgraph.Frame{{Func: fn, Pos: lockgraphtest.Position(root + heldPos), What: "takes", SQL: heldSQL}},
+		WantedPath: []lockgraph.Frame{{Func: fn, Pos: lockgraphtest.Position(root + wantPos), What: "waits", SQL: wantSQL}},
 	}
 }
 
@@ -48,7 +49,7 @@ func cycles() map[string]*lockgraph.Cycle {
 		lock("row:jobs", nku), "jobs/reassign.go:25:12", "UPDATE jobs SET owner = $2 WHERE id = $1")
 	cross.CrossConn = true
 	session := step("locks.Run",
-		lockgraph.Lock{Class: "advisory:(42)", Mode: lockmodel.AdvisoryExclusive, Waits: true, Session: true}, "locks/run.go:10:3", "SELECT pg_advisory_lock(42)",
+		lockgraph.Lock{Class: lockgraphtest.Class("advisory:(42)"), Mode: lockmodel.AdvisoryExclusive, Waits: true, Session: true}, "locks/run.go:10:3", "SELECT pg_advisory_lock(42)",
 		lock("row:accounts", nku), "locks/run.go:12:3", "UPDATE accounts SET balance = 0 WHERE id = $1")
 	multi := "SELECT id FROM journals WHERE id = 1 FOR UPDATE; SELECT id FROM postings WHERE journal_id = 1 FOR UPDATE"
 	missing := step("api.Unknown",
@@ -73,7 +74,7 @@ func cycles() map[string]*lockgraph.Cycle {
 			session,
 			step("accounts.Close",
 				lock("row:accounts", nku), "accounts/close.go:8:2", "UPDATE accounts SET closed = true WHERE id = $1",
-				lockgraph.Lock{Class: "advisory:(42)", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "accounts/close.go:9:2", "SELECT pg_advisory_xact_lock(42)"),
+				lockgraph.Lock{Class: lockgraphtest.Class("advisory:(42)"), Mode: lockmodel.AdvisoryExclusive, Waits: true}, "accounts/close.go:9:2", "SELECT pg_advisory_xact_lock(42)"),
 		}},
 		"multi_statement": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
 			step("ledger.PostBoth",
@@ -85,11 +86,11 @@ func cycles() map[string]*lockgraph.Cycle {
 		}},
 		"advisory_params": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
 			step("jobs.Run",
-				lockgraph.Lock{Class: "advisory:(42)", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/run.go:10:3", "SELECT pg_advisory_xact_lock($1)",
-				lockgraph.Lock{Class: "advisory:(hashtext('reports'))", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/run.go:12:3", "SELECT pg_advisory_xact_lock(hashtext($1))"),
+				lockgraph.Lock{Class: lockgraphtest.Class("advisory:(42)"), Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/run.go:10:3", "SELECT pg_advisory_xact_lock($1)",
+				lockgraph.Lock{Class: lockgraphtest.Class("advisory:(hashtext('reports'))"), Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/run.go:12:3", "SELECT pg_advisory_xact_lock(hashtext($1))"),
 			step("jobs.Report",
-				lockgraph.Lock{Class: "advisory:(hashtext('reports'))", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:8:2", "SELECT pg_advisory_xact_lock(hashtext($1))",
-				lockgraph.Lock{Class: "advisory@jobs/report.go:9:2", Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:9:2", "SELECT pg_advisory_xact_lock($1)"),
+				lockgraph.Lock{Class: lockgraphtest.Class("advisory:(hashtext('reports'))"), Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:8:2", "SELECT pg_advisory_xact_lock(hashtext($1))",
+				lockgraph.Lock{Class: lockgraphtest.Class("advisory@jobs/report.go:9:2"), Mode: lockmodel.AdvisoryExclusive, Waits: true}, "jobs/report.go:9:2", "SELECT pg_advisory_xact_lock($1)"),
 		}},
 		"foreign_key": {Severity: lockgraph.Detected, Breaker: -1, Steps: []*lockgraph.Edge{
 			fkStep("blog.Comment",

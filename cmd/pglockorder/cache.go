@@ -52,6 +52,7 @@ const maxCacheEntries = 16
 // cachedFinding is a per-package finding as the cache keeps it.
 type cachedFinding struct {
 	Pkg, Posn, Category, Message string
+	Related                      []relatedInfo
 }
 
 // cachedResults is what the analysis of all packages produced.

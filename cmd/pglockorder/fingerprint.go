@@ -5,33 +5,65 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 )
 
 // goPosition matches the line and column after a Go file name.
 var goPosition = regexp.MustCompile(`(\.go):\d+(?::\d+)?`)
 
-// fingerprint identifies a finding across unrelated edits: a cycle by its
-// category, the functions of its paths and the lock classes and modes they
-// take; another finding by its category, file and message. Line and column
-// numbers are left out everywhere (also from the class of an advisory lock
-// whose key is known only at run time, which names its call site), so
-// adding a line above a finding does not make it new.
+// fingerprint identifies a finding across unrelated edits. A cycle is
+// identified by the path it is reported by (its breaker: function, locks
+// and modes, see breakerKey) and by the functions on the other side, so a
+// new path on either side is a new finding; another finding by its
+// category, file and message. Line and column numbers are left out
+// everywhere (also from the class of an advisory lock whose key is known
+// only at run time, which names its call site), so adding a line above a
+// finding does not make it new.
 func fingerprint(f finding) string {
-	var raw string
+	raw := f.Category + "\n"
 	if c := f.cycle; c != nil {
-		steps := make([]string, len(c.Steps))
-		for i, s := range c.Steps {
-			steps[i] = fmt.Sprintf("%s|%s %s|%s %s|%t", s.Func, s.Held.Class, s.Held.Mode, s.Wanted.Class, s.Wanted.Mode, s.CrossConn)
-		}
-		slices.Sort(steps)
-		raw = f.Category + "\n" + strings.Join(steps, "\n")
+		raw += groupStepText(c) + "\n" + strings.Join(c.OtherFuncs(), "\n")
 	} else {
 		file, _, _ := splitPosn(f.Posn)
-		raw = f.Category + "\n" + file + "\n" + f.Message
+		raw += file + "\n" + f.Message
 	}
+	return digest(raw)
+}
+
+// breakerKey identifies the mistake a cycle's finding reports, whatever
+// paths are on its other side: the category and the path it is reported
+// by. It is "" for findings that are not cycles. A baseline entry stays
+// known while a finding with its breaker key is reported: a path that still
+// inverts is never called fixed.
+func breakerKey(f finding) string {
+	if f.cycle == nil {
+		return ""
+	}
+	return digest(f.Category + "\n" + groupStepText(f.cycle))
+}
+
+// identity is what code scanning tracks an alert by: the mistake a
+// cycle's finding reports (its breaker), or the fingerprint of any other
+// finding. A path added to or fixed on the other side of a breaker keeps its
+// alert.
+func identity(f finding) string {
+	if k := breakerKey(f); k != "" {
+		return k
+	}
+	return fingerprint(f)
+}
+
+// groupStepText describes a cycle's group step for a digest.
+func groupStepText(c *lockgraph.Cycle) string {
+	s := c.GroupStep()
+	return fmt.Sprintf("%s|%s %s|%s %s|%t", s.Func, s.Held.Class, s.Held.Mode, s.Wanted.Class, s.Wanted.Mode, s.CrossConn)
+}
+
+// digest hashes a description, without line and column numbers.
+func digest(raw string) string {
 	sum := sha256.Sum256([]byte(goPosition.ReplaceAllString(raw, "$1")))
 	return hex.EncodeToString(sum[:16])
 }

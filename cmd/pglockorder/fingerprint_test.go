@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 )
 
@@ -41,9 +42,9 @@ func TestFingerprint(t *testing.T) {
 	edge := func(fn, held, wanted, pos string, mode lockmodel.Mode) *lockgraph.Edge {
 		return &lockgraph.Edge{
 			Func:       fn,
-			Held:       lockgraph.Lock{Class: held, Mode: mode, Waits: true},
-			Wanted:     lockgraph.Lock{Class: wanted, Mode: mode, Waits: true},
-			WantedPath: []lockgraph.Frame{{Func: fn, Pos: pos}},
+			Held:       lockgraph.Lock{Class: lockgraphtest.Class(held), Mode: mode, Waits: true},
+			Wanted:     lockgraph.Lock{Class: lockgraphtest.Class(wanted), Mode: mode, Waits: true},
+			WantedPath: []lockgraph.Frame{{Func: fn, Pos: lockgraphtest.Position(pos)}},
 		}
 	}
 	cycle := func(fn1, fn2, pos string, mode lockmodel.Mode) finding {

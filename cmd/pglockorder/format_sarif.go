@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/analyzer/category"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/report"
 )
@@ -90,61 +90,7 @@ type (
 
 // fingerprintKey names pglockorder's partial fingerprint; the version
 // changes if the fingerprint's recipe does.
-const fingerprintKey = "pglockorder/v1"
-
-// rule describes one rule family for SARIF consumers (GitHub code scanning
-// shows the help next to each alert).
-type rule struct {
-	category, name, short, help string
-}
-
-// rules are the rule families, one per diagnostic category.
-var rules = []rule{
-	{report.CategoryInversion, "LockOrderInversion", "Code paths take the same PostgreSQL locks in opposite orders",
-		"Two or more code paths take the same row, table or advisory locks in conflicting orders inside transactions. " +
-			"Run concurrently, each holds what the other waits for: PostgreSQL aborts one with 40P01 after deadlock_timeout. " +
-			"Take the locks in one order on every path (the message names the path that breaks the order), or serialise " +
-			"the paths with a common lock taken first."},
-	{report.CategorySession, "SessionAdvisoryCycle", "A lock-order cycle through a session-level advisory lock",
-		"A lock-order cycle passes through pg_advisory_lock. PostgreSQL detects the deadlock, but a session-level " +
-			"advisory lock survives the error and the ROLLBACK, so the other path stays blocked until the application " +
-			"unlocks or disconnects. Use pg_advisory_xact_lock, and take the locks in one order."},
-	{report.CategoryCrossConn, "CrossConnectionDeadlock", "A path holds a lock on one connection while waiting on another",
-		"A path holds a lock on one connection (an open transaction, a session advisory lock) and waits on a second " +
-			"connection of the same program. PostgreSQL cannot see that wait, so the cycle hangs instead of failing. " +
-			"Use the same transaction or commit first; set lock_timeout so that a hang becomes an error."},
-	{report.CategoryPoolAdvisor, "SessionAdvisoryOnPool", "pg_advisory_lock run on a connection pool",
-		"A session-level advisory lock taken through a pool may be released on another connection: the unlock does " +
-			"nothing and the lock stays held by an idle pooled session. Take it on a dedicated connection, or use " +
-			"pg_advisory_xact_lock in a transaction."},
-	{report.CategoryLeak, "SessionAdvisoryLeak", "A session advisory lock may outlive its connection's use",
-		"A session advisory lock may still be held where its connection goes back to the pool; the session, and the " +
-			"lock, go on. Unlock before releasing the connection, on every path."},
-	{report.CategoryUnorderedRows, "UnorderedMultiRowLock", "One statement locks several rows in no defined order",
-		"A blocking row-locking statement (SELECT ... FOR UPDATE/SHARE, or an UPDATE, DELETE or upsert in a transaction) " +
-			"can lock several rows (= ANY, IN, a range, a join) and has no ORDER BY: two executions that lock overlapping " +
-			"rows take them in different orders and deadlock (40P01). Lock the rows in one order: SELECT ... ORDER BY id " +
-			"FOR UPDATE first, or a CTE that does so before the UPDATE."},
-	{report.CategoryOrderMismatch, "RowOrderMismatch", "Two statements lock the rows of one table in different orders",
-		"Two blocking locking statements on the same table order their rows differently (ORDER BY hash against ORDER BY " +
-			"hash DESC, or other keys): transactions that lock overlapping rows in the two orders deadlock (40P01). Use " +
-			"one ORDER BY everywhere, ending in a unique key."},
-	{report.CategoryLoopOrder, "LoopLockOrder", "A transaction locks rows in the order of a map or an unsorted slice",
-		"A row lock (or advisory lock) is taken once per iteration of a loop over a map (random order) or over a slice " +
-			"nobody sorted, inside one transaction: two transactions that lock overlapping keys in different orders " +
-			"deadlock (40P01). Sort the keys before the loop, or lock all rows in one ordered statement."},
-	{report.CategoryCallerOrder, "CallerChosenRowOrder", "Two rows of one table are locked in the order the caller passes them",
-		"A transaction locks two rows of one table keyed by two values the caller chooses (from, to): two concurrent " +
-			"calls with the values swapped deadlock (40P01). Lock the lower key first (min/max), or both rows in one " +
-			"statement with ORDER BY."},
-	{analyzer.CategoryDeclaredOrder, "DeclaredLockOrder", "A lock is taken against the declared lock order",
-		"The configuration file (.pglockorder.yaml) declares the order in which tables and advisory keys are locked. " +
-			"This acquisition requests a lock that comes earlier in that order while holding one that comes later. " +
-			"Change the code to follow the order, or change the declared order for every path."},
-	{analyzer.CategoryIgnore, "IgnoreDirective", "A //pglockorder:ignore directive is malformed or matches nothing",
-		"An ignore directive must give a reason and sit on the line of a finding or the line above it. One that " +
-			"suppresses nothing is stale: remove it."},
-}
+const fingerprintKey = "pglockorder/v2"
 
 // writeSARIF prints findings as a SARIF 2.1.0 log, for GitHub code scanning
 // and other SARIF viewers. rel shows positions as the messages do.
@@ -157,28 +103,30 @@ func writeSARIF(w io.Writer, findings []finding, rel func(string) string) error 
 		Results: []sarifResult{},
 	}
 	index := map[string]int{}
-	addRule := func(r rule) {
-		index[r.category] = len(run.Tool.Driver.Rules)
+	addRule := func(c category.Category) {
+		index[c.ID] = len(run.Tool.Driver.Rules)
 		sr := sarifRule{
-			ID:               r.category,
-			Name:             r.name,
-			ShortDescription: sarifMessage{Text: r.short},
-			FullDescription:  sarifMessage{Text: r.help},
-			Help:             sarifMessage{Text: r.help},
-			HelpURI:          analyzer.Analyzer.URL,
+			ID:               c.ID,
+			Name:             c.Name,
+			ShortDescription: sarifMessage{Text: c.Title},
+			FullDescription:  sarifMessage{Text: c.Help},
+			Help:             sarifMessage{Text: c.Help},
+			HelpURI:          c.URL(),
 		}
-		sr.DefaultConfiguration.Level = "error"
+		sr.DefaultConfiguration.Level = c.Severity
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sr)
 	}
-	for _, r := range rules {
-		addRule(r)
+	for _, c := range category.All {
+		addRule(c)
 	}
 	for _, f := range findings {
 		if _, ok := index[f.Category]; !ok {
-			// A category this writer has no help for: still one rule.
-			addRule(rule{f.Category, f.Category, "pglockorder: " + f.Category, "See the message and " + analyzer.Analyzer.URL + "."})
+			// A category outside the catalogue (a test asserts there is
+			// none): still one rule.
+			addRule(category.Category{ID: f.Category, Name: f.Category, Title: "pglockorder: " + f.Category,
+				Help: "See the message.", Severity: "error"})
 		}
-		run.Results = append(run.Results, sarifFinding(f, index[f.Category], rel))
+		run.Results = append(run.Results, sarifFinding(f, index[f.Category], run.Tool.Driver.Rules[index[f.Category]].DefaultConfiguration.Level, rel))
 	}
 	log := sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
@@ -193,41 +141,28 @@ func writeSARIF(w io.Writer, findings []finding, rel func(string) string) error 
 	return nil
 }
 
-// messagePosition matches a position in a message's evidence and the rest
-// of its line: "store/store.go:22:29: SELECT ... FOR UPDATE".
-var messagePosition = regexp.MustCompile(`([^\s()]+\.go:\d+:\d+)(?:: ([^\n]*))?`)
-
-func sarifFinding(f finding, ruleIndex int, rel func(string) string) sarifResult {
+func sarifFinding(f finding, ruleIndex int, level string, rel func(string) string) sarifResult {
 	res := sarifResult{
 		RuleID:              f.Category,
 		RuleIndex:           ruleIndex,
-		Level:               "error",
+		Level:               level,
 		Locations:           []sarifLocation{{PhysicalLocation: physical(f.Posn)}},
-		PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f)},
+		PartialFingerprints: map[string]string{fingerprintKey: identity(f)},
 	}
-	// Every position in the evidence becomes a related location, and its
-	// text in the message a link to it.
+	// Every step of the finding's paths becomes a related location, and
+	// where the message shows its position, a link to it: code scanning
+	// hides related locations the message does not link.
 	ids := map[string]int{}
-	var text strings.Builder
-	last := 0
-	for _, m := range messagePosition.FindAllStringSubmatchIndex(f.Message, -1) {
-		posn := f.Message[m[2]:m[3]]
-		id, ok := ids[posn]
-		if !ok {
-			id = len(ids) + 1
-			ids[posn] = id
-			loc := sarifLocation{ID: &id, PhysicalLocation: physical(posn)}
-			if m[4] >= 0 {
-				loc.Message = &sarifMessage{Text: f.Message[m[4]:m[5]]}
-			}
-			res.RelatedLocations = append(res.RelatedLocations, loc)
+	for _, r := range f.Related {
+		if _, ok := ids[r.Posn]; ok {
+			continue
 		}
-		text.WriteString(escapeBrackets(f.Message[last:m[2]]))
-		fmt.Fprintf(&text, "[%s](%d)", posn, id)
-		last = m[3]
+		id := len(ids) + 1
+		ids[r.Posn] = id
+		res.RelatedLocations = append(res.RelatedLocations,
+			sarifLocation{ID: &id, PhysicalLocation: physical(r.Posn), Message: &sarifMessage{Text: r.Message}})
 	}
-	text.WriteString(escapeBrackets(f.Message[last:]))
-	res.Message = sarifMessage{Text: text.String()}
+	res.Message = sarifMessage{Text: linkPositions(f.Message, ids)}
 	if c := f.cycle; c != nil {
 		res.CodeFlows = []sarifCodeFlow{codeFlow(c, rel)}
 	}
@@ -250,7 +185,7 @@ func codeFlow(c *lockgraph.Cycle, rel func(string) string) sarifCodeFlow {
 					what += " (in " + fr.Func + ")"
 				}
 				tf.Locations = append(tf.Locations, sarifThreadFlowLocation{
-					Location:     sarifLocation{PhysicalLocation: physical(rel(fr.Pos)), Message: &sarifMessage{Text: what}},
+					Location:     sarifLocation{PhysicalLocation: physical(rel(fr.Pos.String())), Message: &sarifMessage{Text: what}},
 					NestingLevel: level,
 				})
 			}
@@ -276,6 +211,37 @@ func physical(posn string) sarifPhysicalLocation {
 		loc.Region = &sarifRegion{StartLine: line, StartColumn: col}
 	}
 	return loc
+}
+
+// linkPositions escapes the brackets of a message and turns each mention of
+// a related position (ids, by its text) into a SARIF link to it. A mention
+// counts only where the position ends: "a.go:1:2" is not linked inside
+// "a.go:1:23".
+func linkPositions(msg string, ids map[string]int) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(msg); i++ {
+		posn, id := "", 0
+		for p, n := range ids {
+			if len(p) > len(posn) && strings.HasPrefix(msg[i:], p) && !continuesNumber(msg, i+len(p)) {
+				posn, id = p, n
+			}
+		}
+		if posn == "" {
+			continue
+		}
+		b.WriteString(escapeBrackets(msg[last:i]))
+		fmt.Fprintf(&b, "[%s](%d)", posn, id)
+		i += len(posn) - 1
+		last = i + 1
+	}
+	b.WriteString(escapeBrackets(msg[last:]))
+	return b.String()
+}
+
+// continuesNumber reports whether msg has a digit at i.
+func continuesNumber(msg string, i int) bool {
+	return i < len(msg) && msg[i] >= '0' && msg[i] <= '9'
 }
 
 // escapeBrackets escapes the brackets of plain message text, which SARIF

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -14,7 +15,7 @@ import (
 // graphEdge is one arrow of the drawn graph: every path that holds From
 // while waiting for To.
 type graphEdge struct {
-	from, to string
+	from, to lockgraph.Class
 	labels   []string
 	inCycle  bool
 }
@@ -23,14 +24,14 @@ type graphEdge struct {
 // nodes in a stable order, arrows between them, and what lies on a
 // reported cycle.
 type drawing struct {
-	nodes      []string
-	cycleNodes map[string]bool
+	nodes      []lockgraph.Class
+	cycleNodes map[lockgraph.Class]bool
 	edges      []*graphEdge
 }
 
 func newDrawing(g *lockgraph.Graph, cycles []*lockgraph.Cycle) *drawing {
 	onCycle := map[*lockgraph.Edge]bool{}
-	d := &drawing{cycleNodes: map[string]bool{}}
+	d := &drawing{cycleNodes: map[lockgraph.Class]bool{}}
 	for _, c := range cycles {
 		for _, s := range c.Steps {
 			onCycle[s] = true
@@ -38,13 +39,13 @@ func newDrawing(g *lockgraph.Graph, cycles []*lockgraph.Cycle) *drawing {
 			d.cycleNodes[s.Wanted.Class] = true
 		}
 	}
-	byPair := map[[2]string]*graphEdge{}
-	nodes := map[string]bool{}
+	byPair := map[[2]lockgraph.Class]*graphEdge{}
+	nodes := map[lockgraph.Class]bool{}
 	for _, e := range g.Edges() {
 		if !analyzer.Ordered(e) && !onCycle[e] {
 			continue
 		}
-		k := [2]string{e.Held.Class, e.Wanted.Class}
+		k := [2]lockgraph.Class{e.Held.Class, e.Wanted.Class}
 		ge := byPair[k]
 		if ge == nil {
 			ge = &graphEdge{from: k[0], to: k[1]}
@@ -64,14 +65,14 @@ func newDrawing(g *lockgraph.Graph, cycles []*lockgraph.Cycle) *drawing {
 	for n := range nodes {
 		d.nodes = append(d.nodes, n)
 	}
-	slices.Sort(d.nodes)
+	slices.SortFunc(d.nodes, lockgraph.CompareClasses)
 	slices.SortFunc(d.edges, func(a, b *graphEdge) int {
-		return strings.Compare(a.from+"\x00"+a.to, b.from+"\x00"+b.to)
+		return cmp.Or(lockgraph.CompareClasses(a.from, b.from), lockgraph.CompareClasses(a.to, b.to))
 	})
 	return d
 }
 
-func (d *drawing) id(class string) string {
+func (d *drawing) id(class lockgraph.Class) string {
 	return fmt.Sprintf("n%d", slices.Index(d.nodes, class))
 }
 
@@ -101,7 +102,7 @@ func (d *drawing) dot(b *strings.Builder) {
 	b.WriteString("\tnode [shape=box, style=rounded, fontname=\"Helvetica\"];\n")
 	b.WriteString("\tedge [fontname=\"Helvetica\", fontsize=10];\n")
 	for _, n := range d.nodes {
-		attrs := "label=" + dotQuote(lockgraph.ClassName(n))
+		attrs := "label=" + dotQuote(n.Describe())
 		if d.cycleNodes[n] {
 			attrs += ", color=red, penwidth=2"
 		}
@@ -126,7 +127,7 @@ func dotQuote(s string) string {
 func (d *drawing) mermaid(b *strings.Builder) {
 	b.WriteString("flowchart LR\n")
 	for _, n := range d.nodes {
-		fmt.Fprintf(b, "  %s[%s]\n", d.id(n), mermaidQuote(lockgraph.ClassName(n)))
+		fmt.Fprintf(b, "  %s[%s]\n", d.id(n), mermaidQuote(n.Describe()))
 	}
 	var red []string
 	for i, e := range d.edges {
@@ -178,7 +179,7 @@ func writeSuggestedOrder(w io.Writer, g *lockgraph.Graph, rel func(string) strin
 		}
 		succ[from][to] = true
 		k := [2]string{from, to}
-		if w := e.Func + " (" + rel(e.Anchor()) + ")"; !slices.Contains(witness[k], w) {
+		if w := e.Func + " (" + rel(e.Anchor().String()) + ")"; !slices.Contains(witness[k], w) {
 			witness[k] = append(witness[k], w)
 		}
 	}

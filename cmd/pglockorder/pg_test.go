@@ -260,15 +260,15 @@ func TestNegativesOnServer(t *testing.T) {
 			// into a reported one.
 			reported := map[string]bool{}
 			for _, c := range lockgraph.New(edges).Cycles(4) {
-				for _, k := range append([]string{c.Key()}, c.Also...) {
-					if cl := strings.Split(k, " -> "); len(cl) == 2 {
+				for _, cl := range append([][]lockgraph.Class{c.Classes()}, c.Also...) {
+					if len(cl) == 2 {
 						reported[objectPair(cl[0], cl[1])] = true
 					}
 				}
 			}
 			byFunc := map[string]bool{}
 			for _, e := range edges {
-				byFunc[e.Func+"|"+e.Held.Class+"|"+e.Wanted.Class] = true
+				byFunc[e.Func+"|"+e.Held.Class.String()+"|"+e.Wanted.Class.String()] = true
 			}
 			var pairs [][2]*lockgraph.Edge
 			for i, a := range edges {
@@ -329,14 +329,14 @@ func unreportedPair(a, b *lockgraph.Edge, reported, edges map[string]bool) bool 
 	for _, e := range []*lockgraph.Edge{a, b} {
 		held, wanted := e.Held.Class, e.Wanted.Class
 		if implicitTable(held, e.HeldPath) {
-			held = "row:" + object(held)
+			held = lockgraph.RowsOf(object(held))
 		}
 		if implicitTable(wanted, e.WantedPath) {
-			wanted = "row:" + object(wanted)
+			wanted = lockgraph.RowsOf(object(wanted))
 		}
-		for _, h := range []string{e.Held.Class, held} {
-			for _, w := range []string{e.Wanted.Class, wanted} {
-				if (h != e.Held.Class || w != e.Wanted.Class) && edges[e.Func+"|"+h+"|"+w] {
+		for _, h := range []lockgraph.Class{e.Held.Class, held} {
+			for _, w := range []lockgraph.Class{e.Wanted.Class, wanted} {
+				if (h != e.Held.Class || w != e.Wanted.Class) && edges[e.Func+"|"+h.String()+"|"+w.String()] {
 					return false
 				}
 			}
@@ -347,23 +347,21 @@ func unreportedPair(a, b *lockgraph.Edge, reported, edges map[string]bool) bool 
 
 // implicitTable reports whether a lock end is the table lock an ordinary
 // statement takes (not LOCK TABLE).
-func implicitTable(class string, path []lockgraph.Frame) bool {
-	return strings.HasPrefix(class, "table:") && (len(path) == 0 || !strings.HasPrefix(path[len(path)-1].What, "LOCK TABLE"))
+func implicitTable(class lockgraph.Class, path []lockgraph.Frame) bool {
+	return class.IsTable() && (len(path) == 0 || !strings.HasPrefix(path[len(path)-1].What, "LOCK TABLE"))
 }
 
-// object is the table a row or table class locks, or the class itself.
-func object(class string) string {
-	for _, p := range []string{"row:", "table:"} {
-		if t, ok := strings.CutPrefix(class, p); ok {
-			return t
-		}
+// object is the table a row or table class locks, or the class's text.
+func object(class lockgraph.Class) string {
+	if t := class.Table(); t != "" {
+		return t
 	}
-	return class
+	return class.String()
 }
 
 // objectPair names an unordered pair of objects.
-func objectPair(x, y string) string {
-	x, y = object(x), object(y)
+func objectPair(a, b lockgraph.Class) string {
+	x, y := object(a), object(b)
 	if y < x {
 		x, y = y, x
 	}

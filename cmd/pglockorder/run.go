@@ -35,8 +35,26 @@ type finding struct {
 	Posn     string `json:"posn"`
 	Category string `json:"category,omitempty"`
 	Message  string `json:"message"`
+	// Related are the steps of the finding's paths, as go vet -json
+	// prints a diagnostic's related information.
+	Related []relatedInfo `json:"related,omitempty"`
 	// cycle is the cycle the finding reports, when it is one (gate).
 	cycle *lockgraph.Cycle
+}
+
+// relatedInfo is one related position of a finding.
+type relatedInfo struct {
+	Posn    string `json:"posn"`
+	Message string `json:"message"`
+}
+
+// relatedInfos renders related positions with rel.
+func relatedInfos(rs []report.Related, rel func(string) string) []relatedInfo {
+	out := make([]relatedInfo, len(rs))
+	for i, r := range rs {
+		out[i] = relatedInfo{Posn: rel(r.Pos.String()), Message: r.Message}
+	}
+	return out
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -180,12 +198,16 @@ Flags:
 				results.Ignores = append(results.Ignores, res.Ignores...)
 			}
 			for _, d := range u.diagnostics {
-				results.Findings = append(results.Findings, cachedFinding{
+				cf := cachedFinding{
 					Pkg:      u.pkg.PkgPath,
 					Posn:     u.pkg.Fset.Position(d.Pos).String(),
 					Category: d.Category,
 					Message:  d.Message,
-				})
+				}
+				for _, r := range d.Related {
+					cf.Related = append(cf.Related, relatedInfo{Posn: u.pkg.Fset.Position(r.Pos).String(), Message: r.Message})
+				}
+				results.Findings = append(results.Findings, cf)
 			}
 		}
 	}
@@ -196,7 +218,11 @@ Flags:
 	}
 	g.ignores = append(g.ignores, results.Ignores...)
 	for _, f := range results.Findings {
-		findings = append(findings, finding{Pkg: f.Pkg, Posn: rel(f.Posn), Category: f.Category, Message: f.Message})
+		related := make([]relatedInfo, len(f.Related))
+		for i, r := range f.Related {
+			related[i] = relatedInfo{Posn: rel(r.Posn), Message: r.Message}
+		}
+		findings = append(findings, finding{Pkg: f.Pkg, Posn: rel(f.Posn), Category: f.Category, Message: f.Message, Related: related})
 	}
 	analysed := time.Since(start) - loaded
 
@@ -230,18 +256,20 @@ Flags:
 		anchor := c.Anchor()
 		findings = append(findings, finding{
 			Pkg:      anchor.Pkg,
-			Posn:     rel(anchor.Anchor()),
+			Posn:     rel(anchor.Anchor().String()),
 			Category: report.Category(c),
 			Message:  report.Message(c, report.Options{Rel: rel}),
+			Related:  relatedInfos(report.CycleRelated(c), rel),
 			cycle:    c,
 		})
 	}
 	for _, m := range analyzer.OrderMismatches(ordered) {
 		findings = append(findings, finding{
 			Pkg:      m.This.Pkg,
-			Posn:     rel(m.This.Pos),
+			Posn:     rel(m.This.Pos.String()),
 			Category: report.CategoryOrderMismatch,
 			Message:  report.MismatchMessage(m.This, m.Other, report.Options{Rel: rel}),
+			Related:  relatedInfos(report.MismatchRelated(m.This, m.Other), rel),
 		})
 	}
 	findings = dedupe(findings)
