@@ -5,3 +5,4 @@ INSERT INTO rg_invoices VALUES (1, 1, 'draft'), (2, 1, 'open');
 CREATE TABLE rg_accounts (id bigint PRIMARY KEY, balance bigint);
 INSERT INTO rg_accounts VALUES (1, 0), (2, 0);
 CREATE TABLE rg_balances (id bigint PRIMARY KEY);
+-- repro: rg_invoices_id_list={1}
