@@ -279,13 +279,13 @@ func cmp(old, why string) string {
 type cmpKind uint8
 
 const (
-	cmpOther   cmpKind = iota
-	cmpEq              // col = value
-	cmpAny             // col = ANY(array)
-	cmpIn              // col IN (list of several)
-	cmpInQuery         // col IN (SELECT ...)
-	cmpRange           // col < value, BETWEEN, ...
-	cmpConstSet        // col IN ('a', 'b'), col = ANY('{a,b}'): a set the statement fixes
+	cmpOther    cmpKind = iota
+	cmpEq               // col = value
+	cmpAny              // col = ANY(array)
+	cmpIn               // col IN (list of several)
+	cmpInQuery          // col IN (SELECT ...)
+	cmpRange            // col < value, BETWEEN, ...
+	cmpConstSet         // col IN ('a', 'b'), col = ANY('{a,b}'): a set the statement fixes
 )
 
 // comparison classifies conjunct c as it applies to the relation ref: for an
