@@ -58,6 +58,10 @@ type Trigger struct {
 	Columns []string
 	// Source is the CREATE TRIGGER statement.
 	Source string
+	// Transition are the names of its transition tables (REFERENCING
+	// NEW TABLE AS new_rows): private to one firing, never locked by
+	// anyone else.
+	Transition []string
 }
 
 // Trigger events, as pg_query's CreateTrigStmt.Events spells them.
@@ -117,6 +121,11 @@ func (s *Schema) createTrigger(t *pg_query.CreateTrigStmt, source string) {
 	tr := &Trigger{
 		Name: t.GetTrigname(), Table: table, Func: routineName(funcName(t.GetFuncname())),
 		Events: int(t.GetEvents()), Columns: names(t.GetColumns()), Source: source,
+	}
+	for _, rel := range t.GetTransitionRels() {
+		if name := rel.GetTriggerTransition().GetName(); name != "" {
+			tr.Transition = append(tr.Transition, name)
+		}
 	}
 	s.triggers[table] = slices.DeleteFunc(s.triggers[table], func(o *Trigger) bool { return o.Name == tr.Name })
 	s.triggers[table] = append(s.triggers[table], tr)
@@ -252,14 +261,42 @@ func (s *Schema) triggerEffects(stmt int, table string, event int, cols []string
 			continue // UPDATE OF other columns
 		}
 		if r := s.routine(t.Func); r != nil {
-			out = append(out, s.bodyEffects(stmt, r, nil, depth+1, " in trigger "+t.Name+" on "+table)...)
+			for _, e := range s.bodyEffects(stmt, r, nil, depth+1, " in trigger "+t.Name+" on "+table) {
+				if (e.Lock.Kind == Row || e.Lock.Kind == Table) && slices.Contains(t.Transition, e.Lock.Table) {
+					continue // the firing's own transition table
+				}
+				out = append(out, e)
+			}
 		}
 	}
 	return out
 }
 
 // bodyEffects analyses a routine's body as statement stmt of its caller.
+// A body is analysed once per call shape (arguments, depth): every
+// statement that calls the function or fires the trigger reuses it.
 func (s *Schema) bodyEffects(stmt int, r *Routine, args []string, depth int, where string) []Effect {
+	key := r.Name + "\x00" + strings.Join(args, "\x00") + "\x00" + strconv.Itoa(depth) + where
+	if v, ok := s.bodies.Load(key); ok {
+		return withStmt(v.([]Effect), stmt)
+	}
+	effs := s.analyseBody(r, args, depth, where)
+	s.bodies.Store(key, effs)
+	return withStmt(effs, stmt)
+}
+
+// withStmt returns a copy of effs as effects of statement stmt.
+func withStmt(effs []Effect, stmt int) []Effect {
+	out := slices.Clone(effs)
+	for i := range out {
+		out[i].Stmt = stmt
+	}
+	return out
+}
+
+// analyseBody is bodyEffects without the cache, for statement 0.
+func (s *Schema) analyseBody(r *Routine, args []string, depth int, where string) []Effect {
+	const stmt = 0
 	var out []Effect
 	for _, q := range r.bodyQueries() {
 		params := r.Params

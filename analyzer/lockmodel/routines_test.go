@@ -29,6 +29,12 @@ CREATE FUNCTION forever(int) RETURNS void LANGUAGE plpgsql AS $$ BEGIN UPDATE lo
 CREATE PROCEDURE settle() LANGUAGE sql AS $$ UPDATE ledgers SET settled = true; $$;
 CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE accounts SET n = n + 1 WHERE id = NEW.account_id; RETURN NEW; END $$;
 CREATE TRIGGER t_bump AFTER INSERT OR UPDATE OF amount ON payments FOR EACH ROW EXECUTE FUNCTION bump();
+CREATE TABLE refunds (id bigint PRIMARY KEY, amount bigint);
+CREATE FUNCTION tally() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  UPDATE totals SET n = n + (SELECT count(*) FROM new_rows);
+  PERFORM 1 FROM new_rows FOR UPDATE;
+  RETURN NULL; END $$;
+CREATE TRIGGER t_tally AFTER INSERT ON refunds REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tally();
 `
 
 // effectsText renders the acquisitions of sql as "kind table mode wait
@@ -80,6 +86,10 @@ func TestRoutineEffects(t *testing.T) {
 		{"UPDATE payments SET note = 'x' WHERE id = $1", "table payments ROW EXCLUSIVE block | UPDATE\nrow payments FOR NO KEY UPDATE block | UPDATE"},
 		{"DELETE FROM payments WHERE id = $1", "table payments ROW EXCLUSIVE block | DELETE\nrow payments FOR UPDATE block | DELETE"},
 		{"SELECT unknown_fn(1)", ""},
+		// A statement trigger's transition table is its own: no lock on it.
+		{"INSERT INTO refunds (id, amount) VALUES ($1, 1)", "table refunds ROW EXCLUSIVE block | INSERT\n" +
+			"table totals ROW EXCLUSIVE block | UPDATE in trigger t_tally on refunds\n" +
+			"row totals FOR NO KEY UPDATE block | UPDATE in trigger t_tally on refunds"},
 	} {
 		if got := effectsText(tc.sql); got != tc.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", tc.sql, got, tc.want)
