@@ -294,22 +294,22 @@ func group(cycles []*Cycle) []*Cycle {
 
 // fold records cycle c as reported with k: named in Also (the first
 // maxAlso), counted in Folded, and its paths added to k's other side.
-func (k *Cycle) fold(c *Cycle) {
-	k.Folded++
-	if len(k.Also) < maxAlso {
-		k.Also = append(k.Also, canonicalRotation(c.Classes()))
+func (c *Cycle) fold(o *Cycle) {
+	c.Folded++
+	if len(c.Also) < maxAlso {
+		c.Also = append(c.Also, canonicalRotation(o.Classes()))
 	}
-	if k.Breaker < 0 {
+	if c.Breaker < 0 {
 		return
 	}
-	breaker := k.Steps[k.Breaker].Func
-	for _, f := range c.otherFuncs() {
-		if f != breaker && !slices.Contains(k.FollowerFuncs, f) {
-			k.FollowerFuncs = append(k.FollowerFuncs, f)
+	breaker := c.Steps[c.Breaker].Func
+	for _, f := range o.otherFuncs() {
+		if f != breaker && !slices.Contains(c.FollowerFuncs, f) {
+			c.FollowerFuncs = append(c.FollowerFuncs, f)
 		}
 	}
-	slices.Sort(k.FollowerFuncs)
-	k.Followers = len(k.FollowerFuncs)
+	slices.Sort(c.FollowerFuncs)
+	c.Followers = len(c.FollowerFuncs)
 }
 
 // isSubset reports whether every element of the sorted slice a is in the
