@@ -30,8 +30,9 @@ import (
 // Files are applied in migration order: directory by directory, and in a
 // directory by the number their name starts with (1, 2, 10), then by name.
 // Later statements win where they redefine (DROP TABLE, CREATE OR REPLACE).
-// testdata, vendor, node_modules, hidden directories and nested modules are
-// not searched.
+// testdata, vendor, node_modules, hidden directories, nested modules and
+// directories named after another database (mysql, sqlite, ...) are not
+// searched.
 
 // SchemaSource is one file a schema was read from, and what it added.
 type SchemaSource struct {
@@ -147,9 +148,19 @@ func skipDir(root, path string, d fs.DirEntry) bool {
 	if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules" {
 		return true
 	}
+	lower := strings.ToLower(name)
+	for _, other := range otherDialects {
+		if strings.Contains(lower, other) {
+			return true // another database's migrations (schema/mysql/v8, riversqlite)
+		}
+	}
 	_, err := os.Stat(filepath.Join(path, "go.mod"))
 	return err == nil // a nested module has its own schema
 }
+
+// otherDialects are the names of other databases that, in a directory's
+// name, mark migrations that are not PostgreSQL's.
+var otherDialects = []string{"mysql", "mariadb", "sqlite", "mssql", "sqlserver", "clickhouse", "oracle"}
 
 // schemaDirs are the directory names under which a schema.sql is the
 // database's schema (and not, say, a test fixture).

@@ -50,12 +50,14 @@ func TestDiscoverSchema(t *testing.T) {
 		"internal/sqlcschema/tables.sql": "CREATE TABLE tags (name text PRIMARY KEY);\nINSERT INTO `tags` VALUES (1);\n",
 		"internal/queries/q.sql":         "-- name: GetTag :one\nSELECT * FROM tags WHERE name = $1;\n",
 		// Not the database's schema.
-		"testdata/schema.sql":       "CREATE TABLE fixture (id int PRIMARY KEY);\n",
-		"tools/go.mod":              "module tools\n",
-		"tools/migrations/1_x.sql":  "CREATE TABLE nested (id int PRIMARY KEY);\n",
-		"examples/demo/schema.sql":  "CREATE TABLE demo (id int PRIMARY KEY);\n",
-		"sql/schema.sql":            "CREATE TABLE settings (key text PRIMARY KEY);\n",
-		"internal/store/random.sql": "CREATE TABLE random (id int PRIMARY KEY);\n",
+		"testdata/schema.sql":         "CREATE TABLE fixture (id int PRIMARY KEY);\n",
+		"tools/go.mod":                "module tools\n",
+		"tools/migrations/1_x.sql":    "CREATE TABLE nested (id int PRIMARY KEY);\n",
+		"examples/demo/schema.sql":    "CREATE TABLE demo (id int PRIMARY KEY);\n",
+		"sql/schema.sql":              "CREATE TABLE settings (key text PRIMARY KEY);\n",
+		"schema/mysql/v8/schema.sql":  "CREATE TABLE mysqlonly (id int PRIMARY KEY);\n",
+		"driver/riversqlite/1.up.sql": "CREATE TABLE sqliteonly (id int PRIMARY KEY);\n",
+		"internal/store/random.sql":   "CREATE TABLE random (id int PRIMARY KEY);\n",
 	})
 	s, sources, err := DiscoverSchema(root)
 	if err != nil {
@@ -84,7 +86,7 @@ func TestDiscoverSchema(t *testing.T) {
 			t.Errorf("table %s not read", table)
 		}
 	}
-	for _, table := range []string{"scratch", "fixture", "nested", "demo", "random"} {
+	for _, table := range []string{"scratch", "fixture", "nested", "demo", "random", "mysqlonly", "sqliteonly"} {
 		if s.lookup(table) != nil {
 			t.Errorf("table %s read, want it left out", table)
 		}

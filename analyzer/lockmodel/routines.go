@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -40,6 +41,9 @@ type Routine struct {
 	// Source is the CREATE FUNCTION/PROCEDURE statement, Body the text
 	// of its AS clause.
 	Source, Body string
+	// Params are the names of the arguments a call passes, in order
+	// ("" for an unnamed one), lower-cased.
+	Params []string
 
 	once    sync.Once
 	queries []string
@@ -54,6 +58,10 @@ type Trigger struct {
 	Columns []string
 	// Source is the CREATE TRIGGER statement.
 	Source string
+	// Transition are the names of its transition tables (REFERENCING
+	// NEW TABLE AS new_rows): private to one firing, never locked by
+	// anyone else.
+	Transition []string
 }
 
 // Trigger events, as pg_query's CreateTrigStmt.Events spells them.
@@ -78,6 +86,14 @@ func (s *Schema) triggerCount() int {
 func (s *Schema) createFunction(f *pg_query.CreateFunctionStmt, source string) {
 	name := routineName(funcName(f.GetFuncname()))
 	r := &Routine{Name: name, Source: source}
+	for _, p := range f.GetParameters() {
+		fp := p.GetFunctionParameter()
+		switch fp.GetMode() {
+		case pg_query.FunctionParameterMode_FUNC_PARAM_OUT, pg_query.FunctionParameterMode_FUNC_PARAM_TABLE:
+			continue // not passed by the caller
+		}
+		r.Params = append(r.Params, strings.ToLower(fp.GetName()))
+	}
 	for _, o := range f.GetOptions() {
 		d := o.GetDefElem()
 		switch d.GetDefname() {
@@ -105,6 +121,11 @@ func (s *Schema) createTrigger(t *pg_query.CreateTrigStmt, source string) {
 	tr := &Trigger{
 		Name: t.GetTrigname(), Table: table, Func: routineName(funcName(t.GetFuncname())),
 		Events: int(t.GetEvents()), Columns: names(t.GetColumns()), Source: source,
+	}
+	for _, rel := range t.GetTransitionRels() {
+		if name := rel.GetTriggerTransition().GetName(); name != "" {
+			tr.Transition = append(tr.Transition, name)
+		}
 	}
 	s.triggers[table] = slices.DeleteFunc(s.triggers[table], func(o *Trigger) bool { return o.Name == tr.Name })
 	s.triggers[table] = append(s.triggers[table], tr)
@@ -144,14 +165,85 @@ func (s *Schema) routine(name string) *Routine {
 	return s.routines[routineName(name)]
 }
 
-// callEffects returns the effects of calling the schema's routine name in
-// statement stmt, depth calls deep; none for an unknown function.
-func (s *Schema) callEffects(stmt int, name string, depth int) []Effect {
+// callEffects returns the effects of calling the schema's routine name
+// with args in statement stmt, depth calls deep; none for an unknown
+// function.
+func (s *Schema) callEffects(stmt int, name string, args []*pg_query.Node, depth int) []Effect {
 	r := s.routine(name)
 	if r == nil || depth >= maxRoutineDepth {
 		return nil
 	}
-	return s.bodyEffects(stmt, r, depth+1, " in "+r.Name+"()")
+	texts := make([]string, len(args))
+	for i, a := range args {
+		texts[i] = argText(a)
+	}
+	return s.bodyEffects(stmt, r, texts, depth+1, " in "+r.Name+"()")
+}
+
+// argText is the text a call's argument stands for in the body: a
+// constant's canonical text, or the caller's "$n"; "" when it is known only
+// at run time.
+func argText(n *pg_query.Node) string {
+	if c, ok := constText(n); ok {
+		return c
+	}
+	for tc := n.GetTypeCast(); tc != nil; tc = n.GetTypeCast() {
+		n = tc.GetArg()
+	}
+	if p := n.GetParamRef(); p != nil {
+		return "$" + strconv.Itoa(int(p.GetNumber()))
+	}
+	return ""
+}
+
+// bindArgs rewrites a body query so that its references to the routine's
+// arguments (by name, or $k in a SQL function) read what the call passes:
+// an advisory key then names the caller's constant or parameter. An
+// argument known only at run time becomes an unknown name, never the
+// caller's $k, which is another value.
+func bindArgs(q string, params, args []string) string {
+	scan, err := pg_query.Scan(q)
+	if err != nil {
+		return q
+	}
+	var b strings.Builder
+	last := 0
+	toks := scan.GetTokens()
+	for i, t := range toks {
+		start, end := int(t.GetStart()), int(t.GetEnd())
+		if start < last || end > len(q) {
+			continue
+		}
+		word := q[start:end]
+		k := -1
+		switch t.GetToken() {
+		case pg_query.Token_PARAM:
+			if n, err := strconv.Atoi(word[1:]); err == nil {
+				k = n - 1
+			}
+		case pg_query.Token_IDENT:
+			qualified := i > 0 && toks[i-1].GetToken() == pg_query.Token_ASCII_46 ||
+				i+1 < len(toks) && toks[i+1].GetToken() == pg_query.Token_ASCII_46
+			if !qualified {
+				k = slices.Index(params, strings.ToLower(word))
+				if k < 0 || word == "" {
+					k = -1
+				}
+			}
+		}
+		if k < 0 {
+			continue
+		}
+		sub := "unbound_arg_" + strconv.Itoa(k+1)
+		if k < len(args) && args[k] != "" {
+			sub = args[k]
+		}
+		b.WriteString(q[last:start])
+		b.WriteString(sub)
+		last = end
+	}
+	b.WriteString(q[last:])
+	return b.String()
 }
 
 // triggerEffects returns the effects of the triggers that a statement's
@@ -169,17 +261,51 @@ func (s *Schema) triggerEffects(stmt int, table string, event int, cols []string
 			continue // UPDATE OF other columns
 		}
 		if r := s.routine(t.Func); r != nil {
-			out = append(out, s.bodyEffects(stmt, r, depth+1, " in trigger "+t.Name+" on "+table)...)
+			for _, e := range s.bodyEffects(stmt, r, nil, depth+1, " in trigger "+t.Name+" on "+table) {
+				if (e.Lock.Kind == Row || e.Lock.Kind == Table) && slices.Contains(t.Transition, e.Lock.Table) {
+					continue // the firing's own transition table
+				}
+				out = append(out, e)
+			}
 		}
 	}
 	return out
 }
 
 // bodyEffects analyses a routine's body as statement stmt of its caller.
-func (s *Schema) bodyEffects(stmt int, r *Routine, depth int, where string) []Effect {
+// A body is analysed once per call shape (arguments, depth): every
+// statement that calls the function or fires the trigger reuses it.
+func (s *Schema) bodyEffects(stmt int, r *Routine, args []string, depth int, where string) []Effect {
+	key := r.Name + "\x00" + strings.Join(args, "\x00") + "\x00" + strconv.Itoa(depth) + where
+	if v, ok := s.bodies.Load(key); ok {
+		return withStmt(v.([]Effect), stmt)
+	}
+	effs := s.analyseBody(r, args, depth, where)
+	s.bodies.Store(key, effs)
+	return withStmt(effs, stmt)
+}
+
+// withStmt returns a copy of effs as effects of statement stmt.
+func withStmt(effs []Effect, stmt int) []Effect {
+	out := slices.Clone(effs)
+	for i := range out {
+		out[i].Stmt = stmt
+	}
+	return out
+}
+
+// analyseBody is bodyEffects without the cache, for statement 0.
+func (s *Schema) analyseBody(r *Routine, args []string, depth int, where string) []Effect {
+	const stmt = 0
 	var out []Effect
 	for _, q := range r.bodyQueries() {
-		tree, err := pg_query.Parse(q)
+		params := r.Params
+		if r.Language != "plpgsql" {
+			// In SQL functions a column of the same name wins over an
+			// argument: only $k is surely the argument.
+			params = nil
+		}
+		tree, err := pg_query.Parse(bindArgs(q, params, args))
 		if err != nil {
 			continue
 		}

@@ -29,6 +29,12 @@ CREATE FUNCTION forever(int) RETURNS void LANGUAGE plpgsql AS $$ BEGIN UPDATE lo
 CREATE PROCEDURE settle() LANGUAGE sql AS $$ UPDATE ledgers SET settled = true; $$;
 CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE accounts SET n = n + 1 WHERE id = NEW.account_id; RETURN NEW; END $$;
 CREATE TRIGGER t_bump AFTER INSERT OR UPDATE OF amount ON payments FOR EACH ROW EXECUTE FUNCTION bump();
+CREATE TABLE refunds (id bigint PRIMARY KEY, amount bigint);
+CREATE FUNCTION tally() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  UPDATE totals SET n = n + (SELECT count(*) FROM new_rows);
+  PERFORM 1 FROM new_rows FOR UPDATE;
+  RETURN NULL; END $$;
+CREATE TRIGGER t_tally AFTER INSERT ON refunds REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tally();
 `
 
 // effectsText renders the acquisitions of sql as "kind table mode wait
@@ -80,6 +86,10 @@ func TestRoutineEffects(t *testing.T) {
 		{"UPDATE payments SET note = 'x' WHERE id = $1", "table payments ROW EXCLUSIVE block | UPDATE\nrow payments FOR NO KEY UPDATE block | UPDATE"},
 		{"DELETE FROM payments WHERE id = $1", "table payments ROW EXCLUSIVE block | DELETE\nrow payments FOR UPDATE block | DELETE"},
 		{"SELECT unknown_fn(1)", ""},
+		// A statement trigger's transition table is its own: no lock on it.
+		{"INSERT INTO refunds (id, amount) VALUES ($1, 1)", "table refunds ROW EXCLUSIVE block | INSERT\n" +
+			"table totals ROW EXCLUSIVE block | UPDATE in trigger t_tally on refunds\n" +
+			"row totals FOR NO KEY UPDATE block | UPDATE in trigger t_tally on refunds"},
 	} {
 		if got := effectsText(tc.sql); got != tc.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", tc.sql, got, tc.want)
@@ -108,5 +118,44 @@ func TestRoutineEffects(t *testing.T) {
 	}
 	if got := effectsText("INSERT INTO payments (account_id, amount) VALUES ($1, 1)"); got != "table payments ROW EXCLUSIVE block | INSERT" {
 		t.Errorf("dropped trigger still fires:\n%s", got)
+	}
+}
+
+// TestRoutineArguments checks that a body's advisory key names what the
+// call passes: the caller's $n (which the Go call site binds) or constant,
+// and an unknown key otherwise, never the caller's own $k.
+func TestRoutineArguments(t *testing.T) {
+	s := NewSchema()
+	if err := s.Parse(`
+CREATE FUNCTION lock_tenant(p_kind int, p_tenant bigint) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_advisory_xact_lock(p_kind, p_tenant::int); END $$;
+CREATE FUNCTION lock_key(bigint) RETURNS void LANGUAGE sql AS 'SELECT pg_advisory_xact_lock($1)';
+`); err != nil {
+		t.Fatal(err)
+	}
+	UseSchema(s)
+	defer UseSchema(nil)
+	for sql, want := range map[string][]KeyPart{
+		"SELECT lock_tenant(3, $2)":        {{Const: "3"}, {Param: 2}},
+		"SELECT lock_key($3)":              {{Param: 3}},
+		"SELECT lock_key(42)":              {{Const: "42"}},
+		"SELECT lock_key(x) FROM t":        {{}},
+		"SELECT 1 FROM t WHERE lock_key()": {{}},
+	} {
+		var got []KeyPart
+		for _, e := range Analyze(sql).Effects {
+			if e.Kind == Acquire && e.Lock.Kind == Advisory {
+				got = e.Lock.Key.Parts
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: key %+v, want %+v", sql, got, want)
+			continue
+		}
+		for i := range want {
+			if got[i].Const != want[i].Const || got[i].Param != want[i].Param {
+				t.Errorf("%s: key part %d %+v, want %+v", sql, i, got[i], want[i])
+			}
+		}
 	}
 }

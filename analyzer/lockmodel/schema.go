@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -31,6 +32,9 @@ type Schema struct {
 	// triggers, by table (see routines.go).
 	routines map[string]*Routine
 	triggers map[string][]*Trigger
+	// bodies caches the effects of routine bodies by call shape (see
+	// bodyEffects); a schema changed by Parse starts a new cache.
+	bodies sync.Map
 }
 
 // schemaTable is one table of a Schema.
@@ -133,6 +137,7 @@ func NewSchema() *Schema {
 // A migration often also holds statements pg_query cannot parse as a whole
 // (psql meta-commands); such text is an error.
 func (s *Schema) Parse(sql string) error {
+	s.bodies.Clear()
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		return fmt.Errorf("parse: %w", err)
