@@ -93,14 +93,28 @@ type Graph struct {
 	out    map[string][]*Edge         // by Held.Class
 	succ   map[string][]string        // distinct successor classes, sorted
 	byFunc map[string]map[string]bool // classes each function locks, built on demand
+	pred   map[string][]string        // distinct predecessor classes
 	// Truncated is set when Cycles stopped early, having searched as
-	// much as maxSearch allows: long cycles may be missing.
+	// much as its budget allows: long cycles may be missing.
 	Truncated bool
+	// steps counts the search's work against budget, found the cycles
+	// kept against maxCycles.
+	steps, budget, found, maxCycles int
 }
 
-// maxSearch bounds the steps of one cycle search: the number of elementary
-// cycles grows exponentially with their length.
-const maxSearch = 20_000_000
+// The cycle search is bounded in time and memory by the size of the graph:
+// the number of elementary cycles grows exponentially with their length, and
+// functions calling each other inside transactions can put an edge between
+// almost every two tables. Its steps (edges followed, predecessors visited,
+// witnesses tried) may number minSearch plus searchPerEdge per edge, and it
+// keeps at most maxFound plus foundPerClass per lock class cycles before
+// grouping; past either bound it stops and sets Truncated.
+const (
+	minSearch     = 5_000_000
+	searchPerEdge = 500
+	maxFound      = 1000
+	foundPerClass = 4
+)
 
 // New returns the graph of the given edges. Edges whose request never waits
 // are left out: they cannot close a cycle.
@@ -161,6 +175,8 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 	for i, c := range classes {
 		index[c] = i
 	}
+	g.steps, g.budget = 0, minSearch+searchPerEdge*len(g.edges)
+	g.found, g.maxCycles = len(out), maxFound+foundPerClass*len(classes)
 	// Iterative deepening: all cycles of each length before any longer
 	// one, so that a budget spent on long cycles never costs a short one.
 	for length := 2; length <= maxLen && !g.Truncated; length++ {
@@ -177,26 +193,45 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 }
 
 // searchLength finds the cycles of exactly length classes, each from its
-// smallest class, within maxSearch steps.
+// smallest class, within the search's budget.
+//
+// From each start it first measures, walking predecessors back from the
+// start through larger classes only, how many steps each class is from
+// closing the cycle; the walk forward then enters only classes that can
+// still close it within length. A graph whose edges agree on one order
+// (most of a program's) then costs a walk of each class's predecessors
+// and no forward search at all.
 func (g *Graph) searchLength(classes []string, index map[string]int, length int, seen map[string]bool, out *[]*Cycle) {
-	steps := 0
+	dist := map[string]int{}
 	for si, start := range classes {
+		clear(dist)
+		if !g.distances(start, si, index, length, dist) {
+			return
+		}
+		if len(dist) == 0 {
+			continue
+		}
 		path := []string{start}
 		onPath := map[string]bool{start: true}
 		var walk func(cur string)
 		walk = func(cur string) {
 			for _, next := range g.successors(cur) {
-				if steps++; steps > maxSearch {
-					g.Truncated = true
+				if !g.spend(1) {
 					return
 				}
 				if next == start && len(path) == length {
 					g.emit(path, seen, out)
+					if g.found >= g.maxCycles {
+						g.Truncated = true
+						return
+					}
 					continue
 				}
 				// Only classes after start, so each cycle is found once,
-				// from its smallest class.
-				if onPath[next] || index[next] <= si || len(path) >= length {
+				// from its smallest class, and only those from which the
+				// start is near enough.
+				d, ok := dist[next]
+				if !ok || onPath[next] || len(path)+d > length {
 					continue
 				}
 				onPath[next] = true
@@ -204,6 +239,9 @@ func (g *Graph) searchLength(classes []string, index map[string]int, length int,
 				walk(next)
 				path = path[:len(path)-1]
 				delete(onPath, next)
+				if g.Truncated {
+					return
+				}
 			}
 		}
 		walk(start)
@@ -211,6 +249,57 @@ func (g *Graph) searchLength(classes []string, index map[string]int, length int,
 			return
 		}
 	}
+}
+
+// distances fills dist with the classes after start (in index order) from
+// which start can be reached in fewer than length steps, and the number of
+// steps. It reports false when the budget ran out.
+func (g *Graph) distances(start string, si int, index map[string]int, length int, dist map[string]int) bool {
+	frontier := []string{start}
+	for d := 1; d < length && len(frontier) > 0; d++ {
+		var next []string
+		for _, c := range frontier {
+			for _, p := range g.predecessors(c) {
+				if !g.spend(1) {
+					return false
+				}
+				if _, ok := dist[p]; ok || index[p] <= si {
+					continue
+				}
+				dist[p] = d
+				next = append(next, p)
+			}
+		}
+		frontier = next
+	}
+	return true
+}
+
+// spend charges n steps of work to the search's budget, and reports
+// whether there was enough left.
+func (g *Graph) spend(n int) bool {
+	g.steps += n
+	if g.steps > g.budget {
+		g.Truncated = true
+		return false
+	}
+	return true
+}
+
+// predecessors returns the distinct classes with edges to cur.
+func (g *Graph) predecessors(cur string) []string {
+	if g.pred == nil {
+		g.pred = map[string][]string{}
+		for from := range g.out {
+			for _, to := range g.successors(from) {
+				g.pred[to] = append(g.pred[to], from)
+			}
+		}
+		for _, p := range g.pred {
+			slices.Sort(p)
+		}
+	}
+	return g.pred[cur]
 }
 
 // maxAlso bounds the further cycles named in one report.
@@ -326,6 +415,9 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 	cands := make([][]*Edge, n)
 	for i := range path {
 		to := path[(i+1)%n]
+		if !g.spend(len(g.out[path[i]])) {
+			return
+		}
 		for _, e := range g.out[path[i]] {
 			if e.Wanted.Class == to {
 				cands[i] = append(cands[i], e)
@@ -353,10 +445,13 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 		}
 		return false
 	}
-	if !pick(0) {
+	found := pick(0)
+	g.spend(maxPicks - max(budget, 0))
+	if !found {
 		return
 	}
 	seen[key] = true
+	g.found++
 	c := &Cycle{Steps: slices.Clone(steps), Severity: Detected, Breaker: -1}
 	for _, s := range c.Steps {
 		switch {

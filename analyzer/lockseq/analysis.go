@@ -60,6 +60,9 @@ type Analysis struct {
 	// defined order, for the order-mismatch rule.
 	Ordered []OrderedLock
 
+	// Limits are the bounds functions reached (limits.go), for warnings.
+	Limits []Limit
+
 	rowSeen map[string]bool
 
 	debugSeen map[string]bool

@@ -402,6 +402,7 @@ func (fa *fnAnalysis) finish(exit *state) {
 	slices.SortFunc(fa.sum.Unlocks, func(a, b Unlock) int {
 		return strings.Compare(string(a.Conn)+a.Class, string(b.Conn)+b.Class)
 	})
+	fa.compact()
 }
 
 // escapes reports whether a handle outlives the function: a parameter's or a

@@ -101,6 +101,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 			continue
 		}
 		statements += an.Statements
+		dollar := "" // the text with $n markers, computed once: the text may be long
 		var keys []ssa.Value
 		if ti < len(keyArgs) {
 			keys = keyArgs[ti]
@@ -128,7 +129,10 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 					where += ", run by " + fa.via
 				}
 				ev := fa.newEvent(eventKey{site, alt, idx, fa.unit}, site, h, eff, keys, stmt, where, st)
-				fa.events[ev].Path[len(fa.events[ev].Path)-1].SQL = lockmodel.Dollar(text) // replayed by reproducers, with $n markers
+				if dollar == "" {
+					dollar = lockmodel.Dollar(text)
+				}
+				fa.events[ev].Path[len(fa.events[ev].Path)-1].SQL = dollar // replayed by reproducers, with $n markers
 				idx++
 				fa.checkRows(site, ev, eff, keys, statements > 1 || len(texts) > 1, st)
 				// One statement takes its locks one after the other (its
@@ -138,9 +142,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 				fa.request(ev, st, append(slices.Clone(unitHeld), stmtHeld...))
 				switch {
 				case fa.events[ev].Hold != HoldNone:
-					st.hold(ev, true)
+					fa.hold(st, ev, true)
 				case statements > 1 || len(texts) > 1:
-					unitHeld = append(unitHeld, ev)
+					unitHeld = fa.holdUnit(unitHeld, ev)
 				default:
 					stmtHeld = append(stmtHeld, ev)
 				}
@@ -169,7 +173,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 	if st.sqlTx[h.Conn] && h.Kind != sqlsite.Tx && h.Conn != fresh {
 		for _, ev := range unitHeld {
 			fa.events[ev].Hold = HoldConnTx
-			st.hold(ev, true)
+			fa.hold(st, ev, true)
 		}
 	}
 	if h.Conn == fresh {
