@@ -9,14 +9,17 @@ import (
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
-// maxHeld bounds the events one program point tracks as held. Each request
-// draws an edge from every held event, and each edge lists its gates (the
-// events held around it), so a transaction of n locks costs n² edges and n³
+// maxHeld bounds the locks one program point tracks as held. Each request
+// draws an edge from every held lock, and each edge lists its gates (the
+// locks held around it), so a transaction of n locks costs n² edges and n³
 // gate checks: 5,000 statements in one string took minutes and gigabytes.
-// Real transactions hold a few dozen locks; past the bound, later locks are
-// still requested (edges into them are drawn from the held ones) but not
-// tracked as held, and the function is named in a warning.
+// Real transactions hold a few dozen locks at most; past the bound, the
+// function's further locks are neither tracked as held nor ordered after
+// the held ones, and the function is named in a warning.
 const maxHeld = 64
+
+// heldLimit is the warning for maxHeld.
+var heldLimit = fmt.Sprintf("holds %d locks at once; the locks it takes after that are not analysed", maxHeld)
 
 // Limit is a bound the analysis of a function reached: its results are
 // those of a smaller program, and the driver says so.
@@ -34,7 +37,7 @@ func (l Limit) String() string { return l.Func + ": " + l.What }
 // already.
 func (fa *fnAnalysis) hold(st *state, ev int, surely bool) {
 	if !st.held[ev] && len(st.held) >= maxHeld {
-		fa.limit(fmt.Sprintf("holds more than %d locks at once; locks taken after that are not tracked as held (their edges to later locks are missing)", maxHeld))
+		fa.limit(heldLimit)
 		return
 	}
 	st.hold(ev, surely)
@@ -44,7 +47,7 @@ func (fa *fnAnalysis) hold(st *state, ev int, surely bool) {
 // unit (several statements sent at once), unless maxHeld are already.
 func (fa *fnAnalysis) holdUnit(unitHeld []int, ev int) []int {
 	if len(unitHeld) >= maxHeld {
-		fa.limit(fmt.Sprintf("holds more than %d locks at once; locks taken after that are not tracked as held (their edges to later locks are missing)", maxHeld))
+		fa.limit(heldLimit)
 		return unitHeld
 	}
 	return append(unitHeld, ev)

@@ -428,6 +428,14 @@ func goConst(v ssa.Value) string {
 // request records the edges from every held lock to a new request.
 // unitHeld are locks held only until the end of the current SQL unit.
 func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
+	if len(st.held)+len(unitHeld) >= maxHeld {
+		// Each request costs an edge per held lock, and each edge a
+		// look at every lock held around it: past the bound, the
+		// function is named in a warning and its later requests are
+		// left out.
+		fa.limit(heldLimit)
+		return
+	}
 	want := fa.events[w]
 	// What is surely held when w is requested, on every visit: a lock
 	// held then and still when a later lock is requested is a gate

@@ -115,6 +115,7 @@ Flags:
 	}
 
 	start := time.Now()
+	ph := newPhases()
 	cfg := &packages.Config{Mode: loadMode, Tests: *tests, Dir: *dir}
 	if *tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + *tags}
@@ -133,6 +134,7 @@ Flags:
 		return exitError
 	}
 	loaded := time.Since(start)
+	ph.mark("load")
 
 	var (
 		edges    []*lockgraph.Edge
@@ -148,9 +150,12 @@ Flags:
 	if cacheable {
 		results, hit = cache.load(key, g.graph != "" || g.suggestOrder)
 	}
+	ph.mark("cache")
 	if !hit {
 		results = &cachedResults{}
-		for _, u := range analyze(analyzer.Analyzer, pkgs) {
+		units, st := analyzeTimed(analyzer.Analyzer, pkgs, workers())
+		ph.analysed(st, workers())
+		for _, u := range units {
 			if u.err != nil {
 				fmt.Fprintf(stderr, "pglockorder: %s: %v\n", u.pkg.PkgPath, u.err)
 				failed = true
@@ -182,9 +187,11 @@ Flags:
 		findings = append(findings, finding{Pkg: f.Pkg, Posn: rel(f.Posn), Category: f.Category, Message: f.Message})
 	}
 	analysed := time.Since(start) - loaded
+	ph.mark("analysis")
 
 	edges = lockgraph.WithoutTables(edges, temps)
 	graph := lockgraph.New(edges)
+	ph.mark("graph")
 	var cycles []*lockgraph.Cycle
 	if hit {
 		cycles, graph.Truncated = results.Cycles, results.Truncated
@@ -203,6 +210,7 @@ Flags:
 			}
 		}
 	}
+	ph.mark("cycles")
 	if graph.Truncated {
 		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", *maxCycle)
 	}
@@ -257,6 +265,10 @@ Flags:
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 			return exitError
 		}
+	}
+	if *verbose {
+		ph.mark("report")
+		ph.print(stderr)
 	}
 	switch {
 	case failed:
