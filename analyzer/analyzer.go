@@ -150,6 +150,9 @@ type Result struct {
 	// whole-program driver to match its own findings against (set with
 	// -wholeprogram only).
 	Ignores []Ignore
+	// Limits are the analysis bounds the package's functions reached
+	// (lockseq.Limit): the driver warns about them.
+	Limits []lockseq.Limit
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -203,6 +206,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 
 	res.Edges = an.Edges
+	res.Limits = an.Limits
 	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
 		return nil, err
 	}

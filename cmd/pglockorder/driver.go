@@ -15,6 +15,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 )
 
 // loadMode lists the named packages and all their dependencies with the
@@ -373,4 +375,26 @@ func printErrors(w io.Writer, pkgs []*packages.Package) int {
 		fmt.Fprintln(w, e)
 	}
 	return len(errs)
+}
+
+// limitWarnings renders the analysis bounds a package's functions reached
+// as "file:line:col\tfunc: what".
+func limitWarnings(p *packages.Package, limits []lockseq.Limit) []string {
+	out := make([]string, 0, len(limits))
+	for _, l := range limits {
+		out = append(out, p.Fset.Position(l.Pos).String()+"\t"+l.String())
+	}
+	return out
+}
+
+// printWarnings prints each warning once (a package and its test variant
+// share functions), sorted, with positions relative to the working
+// directory.
+func printWarnings(w io.Writer, warnings []string, rel func(string) string) {
+	warnings = slices.Clone(warnings)
+	slices.Sort(warnings)
+	for _, s := range slices.Compact(warnings) {
+		posn, what, _ := strings.Cut(s, "\t")
+		fmt.Fprintf(w, "pglockorder: warning: %s: %s\n", rel(posn), what)
+	}
 }

@@ -166,6 +166,7 @@ Flags:
 				results.Ordered = append(results.Ordered, res.Ordered...)
 				results.Temps = append(results.Temps, res.TempTables...)
 				results.Ignores = append(results.Ignores, res.Ignores...)
+				results.Warnings = append(results.Warnings, limitWarnings(u.pkg, res.Limits)...)
 			}
 			for _, d := range u.diagnostics {
 				results.Findings = append(results.Findings, cachedFinding{
@@ -183,6 +184,7 @@ Flags:
 		temps[t] = true
 	}
 	g.ignores = append(g.ignores, results.Ignores...)
+	printWarnings(stderr, results.Warnings, rel)
 	for _, f := range results.Findings {
 		findings = append(findings, finding{Pkg: f.Pkg, Posn: rel(f.Posn), Category: f.Category, Message: f.Message})
 	}
