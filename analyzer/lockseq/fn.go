@@ -111,6 +111,8 @@ type fnAnalysis struct {
 	// builtKeys are the values of the $n of a statement an ORM built
 	// (sqlsite.Op.Keys), while it runs.
 	builtKeys []ssa.Value
+	// limited are the bounds reached (limits.go), each said once.
+	limited map[string]bool
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {

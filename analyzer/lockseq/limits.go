@@ -55,10 +55,14 @@ func (fa *fnAnalysis) holdUnit(unitHeld []int, ev int) []int {
 
 // limit records, once per function and kind, that a bound was reached.
 func (fa *fnAnalysis) limit(what string) {
-	l := Limit{Pos: fa.fn.Pos(), Func: fa.name, What: what}
-	if !slices.Contains(fa.a.Limits, l) {
-		fa.a.Limits = append(fa.a.Limits, l)
+	if fa.limited[what] {
+		return
 	}
+	if fa.limited == nil {
+		fa.limited = map[string]bool{}
+	}
+	fa.limited[what] = true
+	fa.a.Limits = append(fa.a.Limits, Limit{Pos: fa.fn.Pos(), Func: fa.name, What: what})
 }
 
 // eventSig is what a caller sees of an event: two events of one summary
