@@ -2,6 +2,7 @@ package lockgraph
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
@@ -18,7 +19,7 @@ func TestCycleBudget(t *testing.T) {
 		for i := range n {
 			for j := 1; j <= k/2; j++ {
 				for _, to := range []int{(i + j) % n, (i + n - j) % n} {
-					out = append(out, &Edge{Func: fmt.Sprintf("F%d", i), Held: lock(fmt.Sprint(i)), Wanted: lock(fmt.Sprint(to))})
+					out = append(out, &Edge{Func: fmt.Sprintf("F%d", i), Held: lock(strconv.Itoa(i)), Wanted: lock(strconv.Itoa(to))})
 				}
 			}
 		}

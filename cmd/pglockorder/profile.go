@@ -20,7 +20,7 @@ func profiled(stderr io.Writer, f func() int) int {
 			fmt.Fprintf(stderr, "pglockorder: CPU profile: %v\n", err)
 			return exitError
 		}
-		defer out.Close()
+		defer out.Close() //nolint:errcheck // the profile is flushed by StopCPUProfile, deferred after
 		if err := pprof.StartCPUProfile(out); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: CPU profile: %v\n", err)
 			return exitError
@@ -45,7 +45,7 @@ func writeHeapProfile(path string) error {
 		return fmt.Errorf("creating %s: %w", path, err)
 	}
 	if err := pprof.Lookup("allocs").WriteTo(out, 0); err != nil {
-		out.Close()
+		out.Close() //nolint:errcheck // the write error is the one to report
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := out.Close(); err != nil {
