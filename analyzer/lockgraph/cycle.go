@@ -105,15 +105,16 @@ type Graph struct {
 // The cycle search is bounded in time and memory by the size of the graph:
 // the number of elementary cycles grows exponentially with their length, and
 // functions calling each other inside transactions can put an edge between
-// almost every two tables. Its steps (edges followed, predecessors visited,
-// witnesses tried) may number minSearch plus searchPerEdge per edge, and it
-// keeps at most maxFound plus foundPerClass per lock class cycles before
-// grouping; past either bound it stops and sets Truncated.
+// almost every two tables. The steps of the search for each length (edges
+// followed, predecessors visited, candidate witnesses listed) may number
+// minSearch plus searchPerEdge per edge, and it keeps at most maxFound plus
+// foundPerClass per lock class cycles before grouping; past either bound it
+// stops and sets Truncated.
 const (
-	minSearch     = 5_000_000
-	searchPerEdge = 500
-	maxFound      = 1000
-	foundPerClass = 4
+	minSearch     = 20_000_000
+	searchPerEdge = 2000
+	maxFound      = 20_000
+	foundPerClass = 20
 )
 
 // New returns the graph of the given edges. Edges whose request never waits
@@ -175,11 +176,12 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 	for i, c := range classes {
 		index[c] = i
 	}
-	g.steps, g.budget = 0, minSearch+searchPerEdge*len(g.edges)
+	g.budget = minSearch + searchPerEdge*len(g.edges)
 	g.found, g.maxCycles = len(out), maxFound+foundPerClass*len(classes)
 	// Iterative deepening: all cycles of each length before any longer
 	// one, so that a budget spent on long cycles never costs a short one.
 	for length := 2; length <= maxLen && !g.Truncated; length++ {
+		g.steps = 0
 		g.searchLength(classes, index, length, seen, &out)
 	}
 	out = group(out)
@@ -445,8 +447,10 @@ func (g *Graph) emit(path []string, seen map[string]bool, out *[]*Cycle) {
 		}
 		return false
 	}
+	// The witnesses tried are bounded by maxPicks per cycle and the cycles
+	// by maxCycles: they are not charged to the steps, which bound the
+	// walk.
 	found := pick(0)
-	g.spend(maxPicks - max(budget, 0))
 	if !found {
 		return
 	}

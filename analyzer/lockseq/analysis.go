@@ -12,7 +12,7 @@ import (
 
 // Limits that keep summaries and paths small on large programs.
 const (
-	maxEvents    = 256 // events kept in one summary
+	maxEvents    = 1024 // events kept in one summary (limits.go)
 	maxPathDepth = 8   // frames kept in one path
 )
 

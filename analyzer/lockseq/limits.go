@@ -13,10 +13,12 @@ import (
 // draws an edge from every held lock, and each edge lists its gates (the
 // locks held around it), so a transaction of n locks costs n² edges and n³
 // gate checks: 5,000 statements in one string took minutes and gigabytes.
-// Real transactions hold a few dozen locks at most; past the bound, the
+// Real transactions hold a few dozen distinct locks (hatchet's largest hold
+// 64 copies of fewer, reached along several paths: a copy of a lock already
+// surely held is not held again); past the bound, the
 // function's further locks are neither tracked as held nor ordered after
 // the held ones, and the function is named in a warning.
-const maxHeld = 64
+const maxHeld = 128
 
 // heldLimit is the warning for maxHeld.
 var heldLimit = fmt.Sprintf("holds %d locks at once; the locks it takes after that are not analysed", maxHeld)
@@ -36,11 +38,28 @@ func (l Limit) String() string { return l.Func + ": " + l.What }
 // hold marks event ev as held in st, unless st holds maxHeld events
 // already.
 func (fa *fnAnalysis) hold(st *state, ev int, surely bool) {
+	if !st.held[ev] && surely && fa.heldAlready(st, ev) {
+		// Another path's copy of the same lock, on the same handle, is
+		// surely held: this one would draw the same edges again.
+		return
+	}
 	if !st.held[ev] && len(st.held) >= maxHeld {
 		fa.limit(heldLimit)
 		return
 	}
 	st.hold(ev, surely)
+}
+
+// heldAlready reports whether st surely holds an event a caller could not
+// tell apart from ev (see eventSig).
+func (fa *fnAnalysis) heldAlready(st *state, ev int) bool {
+	sig := sigOf(fa.events[ev])
+	for h := range st.must {
+		if sigOf(fa.events[h]) == sig {
+			return true
+		}
+	}
+	return false
 }
 
 // holdUnit adds event ev to the events held until the end of the current
@@ -83,7 +102,7 @@ func sigOf(e *Event) eventSig {
 
 // compactAbove is the number of events above which a summary is compacted.
 // Below it the summary keeps every path to each lock, for the reports.
-const compactAbove = 32
+const compactAbove = 256
 
 // compact merges the events of a large summary that a caller cannot tell
 // apart (the first one, the earliest requested, stands for the others) and

@@ -145,8 +145,8 @@ func TestPathologicalBounded(t *testing.T) {
 		}
 		edgesAt[n] = len(an.Edges)
 	}
-	if edgesAt[2000] > edgesAt[1000] || edgesAt[1000] > 64*64 {
-		t.Errorf("edges of one string: %d at 1000 statements, %d at 2000; want at most %d, not growing", edgesAt[1000], edgesAt[2000], 64*64)
+	if edgesAt[2000] > edgesAt[1000] || edgesAt[1000] > 128*128 {
+		t.Errorf("edges of one string: %d at 1000 statements, %d at 2000; want at most %d, not growing", edgesAt[1000], edgesAt[2000], 128*128)
 	}
 
 	fset, fns := buildFuncs(t, callWebSource(120))
