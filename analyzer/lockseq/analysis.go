@@ -13,7 +13,7 @@ import (
 // Limits that keep summaries and paths small on large programs.
 const (
 	maxEvents    = 1024 // events kept in one summary (limits.go)
-	maxPathDepth = 8   // frames kept in one path
+	maxPathDepth = 8    // frames kept in one path
 )
 
 // Env is what the analysis needs from its driver.
