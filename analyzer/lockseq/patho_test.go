@@ -133,7 +133,7 @@ func BenchmarkPathological(b *testing.B) {
 }
 
 // TestPathologicalBounded checks that the inputs of BenchmarkPathological
-// stay bounded: summaries keep at most 256 events, the functions that
+// stay bounded: summaries keep at most 1,024 events, the functions that
 // reached a bound are named, and the edges of one string of statements
 // stop growing with it (unbounded, they grow with its square).
 func TestPathologicalBounded(t *testing.T) {
@@ -152,7 +152,7 @@ func TestPathologicalBounded(t *testing.T) {
 	fset, fns := buildFuncs(t, callWebSource(120))
 	an := summarise(fset, fns)
 	for _, fn := range fns {
-		if s := an.Summary(fn); s != nil && len(s.Events) > 256 {
+		if s := an.Summary(fn); s != nil && len(s.Events) > 1024 {
 			t.Errorf("%s keeps %d events", fn.Name(), len(s.Events))
 		}
 	}
