@@ -13,11 +13,11 @@ import (
 // draws an edge from every held lock, and each edge lists its gates (the
 // locks held around it), so a transaction of n locks costs n² edges and n³
 // gate checks: 5,000 statements in one string took minutes and gigabytes.
-// Real transactions hold a few dozen distinct locks (hatchet's largest hold
-// 64 copies of fewer, reached along several paths: a copy of a lock already
-// surely held is not held again); past the bound, the
-// function's further locks are neither tracked as held nor ordered after
-// the held ones, and the function is named in a warning.
+// Real transactions hold a few dozen distinct locks, but many copies of
+// them reached along several paths: a copy of a lock already surely held is
+// not held again. On hatchet, one function still reaches 128. Past the
+// bound, the function's further locks are neither tracked as held nor
+// ordered after the held ones, and the function is named in a warning.
 const maxHeld = 128
 
 // heldLimit is the warning for maxHeld.
