@@ -14,9 +14,9 @@ import (
 // locks held around it), so a transaction of n locks costs n² edges and n³
 // gate checks: 5,000 statements in one string took minutes and gigabytes.
 // Real transactions hold a few dozen distinct locks, but many copies of
-// them reached along several paths: a copy of a lock already surely held is
-// not held again. On hatchet, one function still reaches 128. Past the
-// bound, the function's further locks are neither tracked as held nor
+// them reached along several paths (each copy is an event: merging them
+// changes the gates of the edges, and so the results). On hatchet, one
+// function reaches 128. Past the bound, the function's further locks are neither tracked as held nor
 // ordered after the held ones, and the function is named in a warning.
 const maxHeld = 128
 
@@ -38,28 +38,11 @@ func (l Limit) String() string { return l.Func + ": " + l.What }
 // hold marks event ev as held in st, unless st holds maxHeld events
 // already.
 func (fa *fnAnalysis) hold(st *state, ev int, surely bool) {
-	if !st.held[ev] && surely && fa.heldAlready(st, ev) {
-		// Another path's copy of the same lock, on the same handle, is
-		// surely held: this one would draw the same edges again.
-		return
-	}
 	if !st.held[ev] && len(st.held) >= maxHeld {
 		fa.limit(heldLimit)
 		return
 	}
 	st.hold(ev, surely)
-}
-
-// heldAlready reports whether st surely holds an event a caller could not
-// tell apart from ev (see eventSig).
-func (fa *fnAnalysis) heldAlready(st *state, ev int) bool {
-	sig := sigOf(fa.events[ev])
-	for h := range st.must {
-		if sigOf(fa.events[h]) == sig {
-			return true
-		}
-	}
-	return false
 }
 
 // holdUnit adds event ev to the events held until the end of the current
