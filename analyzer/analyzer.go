@@ -180,6 +180,9 @@ type Result struct {
 	Locked []string
 	// Sites are the package's calls that send SQL, for -explain.
 	Sites []lockseq.Site
+	// Limits are the analysis bounds the package's functions reached
+	// (lockseq.Limit): the driver warns about them.
+	Limits []lockseq.Limit
 }
 
 // run analyses one package. A panic inside the analysis (a bug of
@@ -265,6 +268,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 	if !deferred {
 		debugSkipped(pass, an.Skipped)
 	}
+	res.Limits = an.Limits
 	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
 		return nil, err
 	}

@@ -116,14 +116,29 @@ type Graph struct {
 	out    map[Class][]*Edge         // by Held.Class
 	succ   map[Class][]Class         // distinct successor classes, sorted
 	byFunc map[string]map[Class]bool // classes each function locks, built on demand
+	pred   map[Class][]Class         // distinct predecessor classes
 	// Truncated is set when Cycles stopped early, having searched as
-	// much as maxSearch allows: long cycles may be missing.
+	// much as its budget allows: long cycles may be missing.
 	Truncated bool
+	// steps counts the search's work against budget, found the cycles
+	// kept against maxCycles.
+	steps, budget, found, maxCycles int
 }
 
-// maxSearch bounds the steps of one cycle search: the number of elementary
-// cycles grows exponentially with their length.
-const maxSearch = 20_000_000
+// The cycle search is bounded in time and memory by the size of the graph:
+// the number of elementary cycles grows exponentially with their length, and
+// functions calling each other inside transactions can put an edge between
+// almost every two tables. The steps of the search for each length (edges
+// followed, predecessors visited, candidate witnesses listed) may number
+// minSearch plus searchPerEdge per edge, and it keeps at most maxFound plus
+// foundPerClass per lock class cycles before grouping; past either bound it
+// stops and sets Truncated.
+const (
+	minSearch     = 20_000_000
+	searchPerEdge = 2000
+	maxFound      = 20_000
+	foundPerClass = 20
+)
 
 // New returns the graph of the given edges. Edges whose request never waits
 // are left out: they cannot close a cycle.
@@ -184,9 +199,12 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 	for i, c := range classes {
 		index[c] = i
 	}
+	g.budget = minSearch + searchPerEdge*len(g.edges)
+	g.found, g.maxCycles = len(out), maxFound+foundPerClass*len(classes)
 	// Iterative deepening: all cycles of each length before any longer
 	// one, so that a budget spent on long cycles never costs a short one.
 	for length := 2; length <= maxLen && !g.Truncated; length++ {
+		g.steps = 0
 		g.searchLength(classes, index, length, seen, &out)
 	}
 	rank, weight := g.classOrder(), g.pairWeights()
@@ -204,26 +222,45 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 }
 
 // searchLength finds the cycles of exactly length classes, each from its
-// smallest class, within maxSearch steps.
+// smallest class, within the search's budget.
+//
+// From each start it first measures, walking predecessors back from the
+// start through larger classes only, how many steps each class is from
+// closing the cycle; the walk forward then enters only classes that can
+// still close it within length. A graph whose edges agree on one order
+// (most of a program's) then costs a walk of each class's predecessors
+// and no forward search at all.
 func (g *Graph) searchLength(classes []Class, index map[Class]int, length int, seen map[string]bool, out *[]*Cycle) {
-	steps := 0
+	dist := map[Class]int{}
 	for si, start := range classes {
+		clear(dist)
+		if !g.distances(start, si, index, length, dist) {
+			return
+		}
+		if len(dist) == 0 {
+			continue
+		}
 		path := []Class{start}
 		onPath := map[Class]bool{start: true}
 		var walk func(cur Class)
 		walk = func(cur Class) {
 			for _, next := range g.successors(cur) {
-				if steps++; steps > maxSearch {
-					g.Truncated = true
+				if !g.spend(1) {
 					return
 				}
 				if next == start && len(path) == length {
 					g.emit(path, seen, out)
+					if g.found >= g.maxCycles {
+						g.Truncated = true
+						return
+					}
 					continue
 				}
 				// Only classes after start, so each cycle is found once,
-				// from its smallest class.
-				if onPath[next] || index[next] <= si || len(path) >= length {
+				// from its smallest class, and only those from which the
+				// start is near enough.
+				d, ok := dist[next]
+				if !ok || onPath[next] || len(path)+d > length {
 					continue
 				}
 				onPath[next] = true
@@ -231,6 +268,9 @@ func (g *Graph) searchLength(classes []Class, index map[Class]int, length int, s
 				walk(next)
 				path = path[:len(path)-1]
 				delete(onPath, next)
+				if g.Truncated {
+					return
+				}
 			}
 		}
 		walk(start)
@@ -238,6 +278,57 @@ func (g *Graph) searchLength(classes []Class, index map[Class]int, length int, s
 			return
 		}
 	}
+}
+
+// distances fills dist with the classes after start (in index order) from
+// which start can be reached in fewer than length steps, and the number of
+// steps. It reports false when the budget ran out.
+func (g *Graph) distances(start Class, si int, index map[Class]int, length int, dist map[Class]int) bool {
+	frontier := []Class{start}
+	for d := 1; d < length && len(frontier) > 0; d++ {
+		var next []Class
+		for _, c := range frontier {
+			for _, p := range g.predecessors(c) {
+				if !g.spend(1) {
+					return false
+				}
+				if _, ok := dist[p]; ok || index[p] <= si {
+					continue
+				}
+				dist[p] = d
+				next = append(next, p)
+			}
+		}
+		frontier = next
+	}
+	return true
+}
+
+// spend charges n steps of work to the search's budget, and reports
+// whether there was enough left.
+func (g *Graph) spend(n int) bool {
+	g.steps += n
+	if g.steps > g.budget {
+		g.Truncated = true
+		return false
+	}
+	return true
+}
+
+// predecessors returns the distinct classes with edges to cur.
+func (g *Graph) predecessors(cur Class) []Class {
+	if g.pred == nil {
+		g.pred = map[Class][]Class{}
+		for from := range g.out {
+			for _, to := range g.successors(from) {
+				g.pred[to] = append(g.pred[to], from)
+			}
+		}
+		for _, p := range g.pred {
+			slices.SortFunc(p, CompareClasses)
+		}
+	}
+	return g.pred[cur]
 }
 
 // maxAlso bounds the further cycles named in one report.
@@ -374,6 +465,9 @@ func (g *Graph) emit(path []Class, seen map[string]bool, out *[]*Cycle) {
 	cands := make([][]*Edge, n)
 	for i := range path {
 		to := path[(i+1)%n]
+		if !g.spend(len(g.out[path[i]])) {
+			return
+		}
 		for _, e := range g.out[path[i]] {
 			if e.Wanted.Class == to {
 				cands[i] = append(cands[i], e)
@@ -403,10 +497,14 @@ func (g *Graph) emit(path []Class, seen map[string]bool, out *[]*Cycle) {
 		}
 		return false
 	}
+	// The witnesses tried are bounded by maxPicks per cycle and the cycles
+	// by maxCycles: they are not charged to the steps, which bound the
+	// walk.
 	if !pick(0) {
 		return
 	}
 	seen[key] = true
+	g.found++
 	c := &Cycle{Steps: slices.Clone(steps), Severity: Detected, Breaker: -1}
 	for _, s := range c.Steps {
 		switch {

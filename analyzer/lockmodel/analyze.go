@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
@@ -39,9 +41,21 @@ func Analyze(sql string) *Analysis {
 		v, _ = cache.LoadOrStore(sql, new(cacheEntry))
 	}
 	e := v.(*cacheEntry)
-	e.once.Do(func() { e.analysis = analyze(sql) })
+	e.once.Do(func() {
+		start := time.Now()
+		e.analysis = analyze(sql)
+		modelNanos.Add(int64(time.Since(start)))
+	})
 	return e.analysis
 }
+
+// modelNanos sums the time spent parsing and modelling new strings.
+var modelNanos atomic.Int64
+
+// ModelTime returns the time Analyze has spent parsing and modelling SQL
+// strings (not cache look-ups) since the program started, summed over
+// goroutines: the "SQL model" phase of the driver's timings.
+func ModelTime() time.Duration { return time.Duration(modelNanos.Load()) }
 
 // errNUL reports a SQL string that contains a NUL byte.
 var errNUL = errors.New("SQL text contains a NUL byte")

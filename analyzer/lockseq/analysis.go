@@ -11,8 +11,8 @@ import (
 
 // Limits that keep summaries and paths small on large programs.
 const (
-	maxEvents    = 256 // events kept in one summary
-	maxPathDepth = 8   // frames kept in one path
+	maxEvents    = 1024 // events kept in one summary (limits.go)
+	maxPathDepth = 8    // frames kept in one path
 )
 
 // Env is what the analysis needs from its driver.
@@ -68,6 +68,8 @@ type Analysis struct {
 	// Locked holds the class of every lock the package's SQL requests,
 	// for a driver to check the names of a declared order against.
 	Locked map[lockgraph.Class]bool
+	// Limits are the bounds functions reached (limits.go), for warnings.
+	Limits []Limit
 
 	rowSeen  map[string]bool
 	siteSeen map[Site]bool

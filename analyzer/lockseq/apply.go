@@ -92,7 +92,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	}
 	for _, i := range sum.Exit {
 		if i < len(mapped) && fa.events[mapped[i]].Hold != HoldNone {
-			st.hold(mapped[i], slices.Contains(sum.Surely, i))
+			fa.hold(st, mapped[i], slices.Contains(sum.Surely, i))
 		}
 	}
 }
@@ -235,7 +235,7 @@ func (fa *fnAnalysis) lend(held, surely, mapped []int, st *state) []int {
 	var lent []int
 	for _, h := range held {
 		if h < len(mapped) && fa.events[mapped[h]].Hold != HoldNone && !st.held[mapped[h]] {
-			st.hold(mapped[h], slices.Contains(surely, h))
+			fa.hold(st, mapped[h], slices.Contains(surely, h))
 			lent = append(lent, mapped[h])
 		}
 	}

@@ -115,6 +115,8 @@ type fnAnalysis struct {
 	// tries are the events of requests that never wait, and how the
 	// function learns whether they were granted (see trylock.go).
 	tries map[int]tryRef
+	// limited are the bounds reached (limits.go), each said once.
+	limited map[string]bool
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -412,6 +414,7 @@ func (fa *fnAnalysis) finish(exit *state) {
 	slices.SortFunc(fa.sum.Unlocks, func(a, b Unlock) int {
 		return cmp.Or(strings.Compare(string(a.Conn), string(b.Conn)), lockgraph.CompareClasses(a.Class, b.Class))
 	})
+	fa.compact()
 }
 
 // escapes reports whether a handle outlives the function: a parameter's or a

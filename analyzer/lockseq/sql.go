@@ -107,6 +107,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 		}
 		fa.addSite(site, text, false, h.Kind == sqlsite.Tx || st.sqlTx[h.Conn])
 		statements += an.Statements
+		dollar := "" // the text with $n markers, computed once: the text may be long
 		var keys []ssa.Value
 		if ti < len(keyArgs) {
 			keys = keyArgs[ti]
@@ -134,7 +135,10 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 					where += ", run by " + fa.via
 				}
 				ev := fa.newEvent(eventKey{site, alt, idx, fa.unit}, site, h, eff, keys, stmt, where, st)
-				fa.events[ev].Path[len(fa.events[ev].Path)-1].SQL = lockmodel.Dollar(text) // replayed by reproducers, with $n markers
+				if dollar == "" {
+					dollar = lockmodel.Dollar(text)
+				}
+				fa.events[ev].Path[len(fa.events[ev].Path)-1].SQL = dollar // replayed by reproducers, with $n markers
 				idx++
 				fa.checkRows(site, ev, eff, keys, statements > 1 || len(texts) > 1, st)
 				// One statement takes its locks one after the other (its
@@ -149,9 +153,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 				case fa.events[ev].Hold != HoldNone:
 					// A try-lock is surely held only where its result was
 					// tested true (tryBranch).
-					st.hold(ev, eff.Lock.Wait != lockmodel.Try)
+					fa.hold(st, ev, eff.Lock.Wait != lockmodel.Try)
 				case statements > 1 || len(texts) > 1:
-					unitHeld = append(unitHeld, ev)
+					unitHeld = fa.holdUnit(unitHeld, ev)
 				default:
 					stmtHeld = append(stmtHeld, ev)
 				}
@@ -180,7 +184,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 	if st.sqlTx[h.Conn] && h.Kind != sqlsite.Tx && h.Conn != fresh {
 		for _, ev := range unitHeld {
 			fa.events[ev].Hold = HoldConnTx
-			st.hold(ev, true)
+			fa.hold(st, ev, true)
 		}
 	}
 	if h.Conn == fresh {
@@ -405,6 +409,14 @@ func goConst(v ssa.Value) string {
 // request records the edges from every held lock to a new request.
 // unitHeld are locks held only until the end of the current SQL unit.
 func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
+	if len(st.held)+len(unitHeld) >= maxHeld {
+		// Each request costs an edge per held lock, and each edge a
+		// look at every lock held around it: past the bound, the
+		// function is named in a warning and its later requests are
+		// left out.
+		fa.limit(heldLimit)
+		return
+	}
 	want := fa.events[w]
 	// What is surely held when w is requested, on every visit: a lock
 	// held then and still when a later lock is requested is a gate

@@ -12,7 +12,10 @@
 #           (the cache was filled on the same layout generated with another
 #           seed): what a pre-merge check on a busy monorepo pays
 #   cached  nothing changed since the last run: go vet replays its cached
-#           results, pglockorder analyses again
+#           results, pglockorder replays its own (result cache)
+#   edited  one package changed since the last run (a function appended to
+#           the first domain's repository package): go vet re-runs that
+#           package and its importers
 # Wall time and peak RSS come from /usr/bin/time (GNU time; Debian package
 # "time"); the RSS is that of the largest single process (go vet runs one
 # vet process per package, pglockorder one process plus go list). Each
@@ -82,6 +85,9 @@ ratio() {
 		awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) printf "%.2fx\n", v[(NR + 1) / 2]; else printf "%.2fx\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# pglockorder's result cache lives next to the build cache and is emptied
+# with it, so that warm runs analyse.
+export PGLOCKORDER_CACHE="$work/pc"
 vet=(go vet ./...)
 pgl=("$work/pglockorder" ./...)
 
@@ -104,7 +110,7 @@ for size in $SIZES; do
 	for _ in $(seq "$COLD_REPS"); do
 		rm -rf "$work/gc" && export GOCACHE="$work/gc"
 		timed cold-vet "${vet[@]}"
-		rm -rf "$work/gc"
+		rm -rf "$work/gc" "$work/pc"
 		timed cold-pgl "${pgl[@]}"
 		check
 	done
@@ -112,12 +118,20 @@ for size in $SIZES; do
 		rm -rf "$work/gc" && cp -a "$work/cache-$name" "$work/gc" && export GOCACHE="$work/gc"
 		timed warm-vet "${vet[@]}"
 		timed cached-vet "${vet[@]}"
-		rm -rf "$work/gc" && cp -a "$work/cache-$name" "$work/gc"
+		rm -rf "$work/gc" "$work/pc" && cp -a "$work/cache-$name" "$work/gc"
 		timed warm-pgl "${pgl[@]}"
 		check
 		timed cached-pgl "${pgl[@]}"
+		# One package edited: both tools start from their cache of the
+		# unedited tree (go vet's was filled by the runs above).
+		edit=$(find "$dir/dom" -path '*/repo/*.go' | sort | head -n1)
+		printf '\nfunc benchEdit%s() int { return %s }\n' "$RANDOM" "$RANDOM" >>"$edit"
+		timed edited-vet "${vet[@]}"
+		printf '\nfunc benchEdit%s() int { return %s }\n' "$RANDOM" "$RANDOM" >>"$edit"
+		timed edited-pgl "${pgl[@]}"
+		check
 	done
-	for run in cold warm cached; do
+	for run in cold warm cached edited; do
 		vs=$(median "$run-vet" 2) vk=$(median "$run-vet" 3) ps=$(median "$run-pgl" 2) pk=$(median "$run-pgl" 3)
 		printf "%-7s %5d %7d %8d | %-6s %8s %8d %8s %8d | %6s %6s\n" "$name" "$npkg" "$funcs" "$lines" "$run" \
 			"$vs" "$((vk / 1024))" "$ps" "$((pk / 1024))" "$(ratio "$run" 2)" "$(ratio "$run" 3)"

@@ -44,7 +44,7 @@ import (
 const cacheEnv = "PGLOCKORDER_CACHE"
 
 // cacheVersion changes when the cached data's shape does.
-const cacheVersion = "pglockorder-results-v1"
+const cacheVersion = "pglockorder-results-v2"
 
 // maxCacheEntries bounds the cache: the oldest entries beyond it go.
 const maxCacheEntries = 16
@@ -68,6 +68,8 @@ type cachedResults struct {
 	Ignores   []analyzer.Ignore
 	Skipped   []lockseq.Skip // SQL not analysed, counted at the end of the run
 	Locked    []string       // names of the locked classes, for the declared order's names
+	// Warnings are the analysis bounds reached (limitWarnings).
+	Warnings []string
 	// Cycles and Truncated are the cycle search's result over Edges
 	// (the search depth is an analyzer flag, part of the key): on a big
 	// graph the search costs more than everything else on a cached run.

@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"sync"
 
 	"golang.org/x/tools/go/gcexportdata"
 	"golang.org/x/tools/go/packages"
@@ -19,13 +20,21 @@ import (
 
 // checker type-checks the packages that can run SQL from source and gives
 // the types of all others from the compiler's export data.
+//
+// Several packages may be checked at once (driver.go): reach is filled
+// before, by the driver's walk; checked is guarded by checkedMu; and the
+// export data, which fills in the shared types.Package of each package
+// it names, is read under exportMu, one package at a time, as go/packages
+// does.
 type checker struct {
-	fset    *token.FileSet
-	roots   map[*packages.Package]bool
-	reach   map[*packages.Package]bool
-	checked map[*packages.Package]error
-	export  map[*packages.Package]*types.Package
-	read    map[*packages.Package]bool
+	fset      *token.FileSet
+	roots     map[*packages.Package]bool
+	reach     map[*packages.Package]bool
+	checkedMu sync.Mutex
+	checked   map[*packages.Package]error
+	exportMu  sync.Mutex
+	export    map[*packages.Package]*types.Package
+	read      map[*packages.Package]bool
 	// methods are the names of the methods that run a query string.
 	methods [][]byte
 }
@@ -109,12 +118,20 @@ func isIdentByte(b byte) bool {
 
 // check parses and type-checks p from source, filling its Fset, Syntax,
 // Types and TypesInfo.
+//
+// The driver checks each package once, after the analysed packages it
+// depends on: importers find the result here.
 func (c *checker) check(p *packages.Package) error {
-	if err, ok := c.checked[p]; ok {
+	c.checkedMu.Lock()
+	err, ok := c.checked[p]
+	c.checkedMu.Unlock()
+	if ok {
 		return err
 	}
-	err := c.typecheck(p)
+	err = c.typecheck(p)
+	c.checkedMu.Lock()
 	c.checked[p] = err
+	c.checkedMu.Unlock()
 	return err
 }
 
@@ -178,6 +195,8 @@ func (c *checker) typesOf(p *packages.Package) (*types.Package, error) {
 		}
 		return p.Types, nil
 	}
+	c.exportMu.Lock()
+	defer c.exportMu.Unlock()
 	if c.read[p] {
 		return c.placeholder(p), nil
 	}

@@ -37,7 +37,7 @@ func main() {
 		unitchecker.Main(analyzer.Analyzer)
 		return
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(profiled(os.Stderr, func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
 }
 
 // vetMode reports whether go vet is running the command: it asks for the

@@ -142,6 +142,7 @@ Flags:
 	}
 
 	start := time.Now()
+	ph := newPhases()
 	cfg := &packages.Config{Mode: loadMode, Tests: *tests, Dir: *dir}
 	if *tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + *tags}
@@ -198,6 +199,7 @@ Flags:
 		return exitError
 	}
 	loaded := time.Since(start)
+	ph.mark("load")
 
 	var (
 		edges    []*lockgraph.Edge
@@ -215,9 +217,12 @@ Flags:
 	if cacheable {
 		results, hit = cache.load(key, g.graph != "" || g.suggestOrder)
 	}
+	ph.mark("cache")
 	if !hit {
 		results = &cachedResults{}
-		for _, u := range analyze(analyzer.Analyzer, pkgs) {
+		units, st := analyzeTimed(analyzer.Analyzer, pkgs, workers())
+		ph.analysed(st, workers())
+		for _, u := range units {
 			if u.err != nil {
 				if errors.Is(u.err, errInternal) {
 					// The stack is for a bug report; the summary
@@ -236,6 +241,7 @@ Flags:
 				results.Skipped = append(results.Skipped, res.Skipped...)
 				results.Locked = append(results.Locked, res.Locked...)
 				sites = append(sites, res.Sites...)
+				results.Warnings = append(results.Warnings, limitWarnings(u.pkg, res.Limits)...)
 			}
 			for _, d := range u.diagnostics {
 				cf := cachedFinding{
@@ -258,6 +264,7 @@ Flags:
 		temps[t] = true
 	}
 	g.ignores = append(g.ignores, results.Ignores...)
+	printWarnings(stderr, results.Warnings, rel)
 	for _, f := range results.Findings {
 		related := make([]relatedInfo, len(f.Related))
 		for i, r := range f.Related {
@@ -266,9 +273,11 @@ Flags:
 		findings = append(findings, finding{Pkg: f.Pkg, Posn: rel(f.Posn), Category: f.Category, Message: f.Message, Related: related})
 	}
 	analysed := time.Since(start) - loaded
+	ph.mark("analysis")
 
 	edges = lockgraph.WithoutTables(edges, temps)
 	graph := lockgraph.New(edges)
+	ph.mark("graph")
 	var cycles []*lockgraph.Cycle
 	if hit {
 		cycles, graph.Truncated = results.Cycles, results.Truncated
@@ -287,6 +296,7 @@ Flags:
 			}
 		}
 	}
+	ph.mark("cycles")
 	if graph.Truncated {
 		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", analyzer.MaxCycle())
 	}
@@ -357,6 +367,10 @@ Flags:
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 			return exitError
 		}
+	}
+	if *verbose {
+		ph.mark("report")
+		ph.print(stderr)
 	}
 	printSkipped(stderr, results.Skipped, analyzer.Debug(), rel)
 	printLeftOut(stderr, left, analysedCount(pkgs, left), *partial || len(findings) > 0)

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/pglockorder/pglockorder/analyzer"
+)
+
+// TestParallelSameResults analyses the corpus module sequentially and with
+// several workers and checks that the units come back in the same order
+// with the same edges and diagnostics: the schedule must not show in the
+// output.
+func TestParallelSameResults(t *testing.T) {
+	for name, val := range map[string]string{"wholeprogram": "true", "maxcycle": "4", "debug": "false"} {
+		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	render := func(workers int) []string {
+		pkgs, err := load(&packages.Config{Mode: loadMode, Dir: "../../testdata/corpus", Tests: true}, []string{"./..."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, out := partition(pkgs); len(out) > 0 {
+			t.Fatalf("packages of the corpus left out: %v", out)
+		}
+		units, _ := analyzeTimed(analyzer.Analyzer, pkgs, workers)
+		var out []string
+		for _, u := range units {
+			out = append(out, "package "+u.pkg.ID)
+			if u.err != nil {
+				out = append(out, "error "+u.err.Error())
+				continue
+			}
+			for _, d := range u.diagnostics {
+				out = append(out, fmt.Sprintf("%s %s: %s", u.pkg.Fset.Position(d.Pos), d.Category, d.Message))
+			}
+			if res, ok := u.result.(*analyzer.Result); ok {
+				for _, e := range res.Edges {
+					out = append(out, fmt.Sprintf("edge %s %s -> %s gates %v at %s", e.Func, e.Held, e.Wanted, e.Gates, e.Anchor()))
+				}
+			}
+		}
+		return out
+	}
+	seq := render(1)
+	if len(seq) < 50 || !slices.ContainsFunc(seq, func(s string) bool { return len(s) > 5 && s[:5] == "edge " }) {
+		t.Fatalf("the corpus gave %d lines and no edges: nothing to compare", len(seq))
+	}
+	for range 2 {
+		par := render(4)
+		if !slices.Equal(seq, par) {
+			for i := range min(len(seq), len(par)) {
+				if seq[i] != par[i] {
+					t.Fatalf("line %d differs:\nsequential: %s\nparallel:   %s", i, seq[i], par[i])
+				}
+			}
+			t.Fatalf("sequential %d lines, parallel %d", len(seq), len(par))
+		}
+	}
+}
