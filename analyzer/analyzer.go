@@ -49,7 +49,10 @@ var (
 	maxCycle  = 4
 	deferred  bool
 	debugMode bool
-	disable   string
+	// withRelated is the related flag: attach path steps as
+	// Diagnostic.Related.
+	withRelated = true
+	disable     string
 )
 
 func init() {
@@ -58,6 +61,7 @@ func init() {
 	fs.BoolVar(&deferred, "wholeprogram", false,
 		"do not report cycles per package; the driver reports them over all packages (set by the pglockorder command)")
 	fs.BoolVar(&debugMode, "debug", false, "print why SQL was skipped")
+	fs.BoolVar(&withRelated, "related", true, "attach each finding's path steps as related information (drivers that show it as separate issues turn it off)")
 	fs.StringVar(&disable, "disable", "", "comma-separated categories of findings not to report (e.g. unordered-row-lock,loop-lock-order)")
 }
 
@@ -105,12 +109,16 @@ func emit(pass *analysis.Pass, d analysis.Diagnostic) {
 }
 
 // withURLs returns a copy of pass whose Report links each diagnostic to its
-// category's documentation (Diagnostic.URL), from the catalogue.
+// category's documentation (Diagnostic.URL), from the catalogue, and drops
+// its related information when the related flag is off.
 func withURLs(pass *analysis.Pass) *analysis.Pass {
 	linked := *pass
 	linked.Report = func(d analysis.Diagnostic) {
 		if c, ok := category.Lookup(d.Category); ok && d.URL == "" {
 			d.URL = c.URL()
+		}
+		if !withRelated {
+			d.Related = nil
 		}
 		pass.Report(d)
 	}

@@ -58,7 +58,7 @@ func init() {
 type Settings map[string]string
 
 // internal are the analyzer's flags that its drivers set, never users.
-var internal = map[string]bool{"wholeprogram": true}
+var internal = map[string]bool{"wholeprogram": true, "linked-dialects": true, "related": true}
 
 // plugin is the golangci-lint view of the analyzer.
 type plugin struct{}
@@ -78,6 +78,12 @@ func New(conf any) (register.LinterPlugin, error) {
 		if err := analyzer.Analyzer.Flags.Set(name, s[name]); err != nil {
 			return nil, fmt.Errorf("pglockorder settings: %s: %w", name, err)
 		}
+	}
+	// golangci-lint reports each related position of a diagnostic as an
+	// issue of its own ("pglockorder(related information)"): the paths
+	// are in the message, where golangci-lint users read them.
+	if err := analyzer.Analyzer.Flags.Set("related", "false"); err != nil {
+		return nil, fmt.Errorf("pglockorder settings: %w", err)
 	}
 	// Checked here, once, rather than by the analyzer in every package,
 	// whose errors golangci-lint prefixes with the linter's name again.
