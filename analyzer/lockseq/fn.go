@@ -149,7 +149,9 @@ func (fa *fnAnalysis) run() *Summary {
 	}
 	in := make([]*state, len(fa.fn.Blocks))
 	in[0] = newState()
-	var exit *state
+	// exit joins the states at every return; okExit those at the returns
+	// that report success (a nil error), which the callers go on from.
+	var exit, okExit *state
 	order := fa.fn.DomPreorder()
 	for changed := true; changed; {
 		changed = false
@@ -161,11 +163,18 @@ func (fa *fnAnalysis) run() *Summary {
 			for _, instr := range b.Instrs {
 				fa.step(instr, st)
 			}
-			if _, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+			if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
 				if exit == nil {
 					exit = st.clone()
 				} else {
 					exit.join(st)
+				}
+				if succeeds(ret) {
+					if okExit == nil {
+						okExit = st.clone()
+					} else {
+						okExit.join(st)
+					}
 				}
 			}
 			failing, failed := fa.failedCall(b)
@@ -190,8 +199,31 @@ func (fa *fnAnalysis) run() *Summary {
 	if exit == nil {
 		exit = newState() // the function never returns
 	}
-	fa.finish(exit)
+	if okExit == nil {
+		okExit = exit
+	}
+	fa.finish(exit, okExit)
 	return fa.sum
+}
+
+// succeeds reports whether a return reports success: the function has no
+// error result last, or returns nil for it. A caller checks the error and
+// goes on only after such returns (its error branch drops what the call
+// took, see failedCall), so what is surely held there is what the caller
+// may count on, such as a gate that a helper takes before it returns the
+// transaction.
+func succeeds(ret *ssa.Return) bool {
+	res := ret.Parent().Signature.Results()
+	if res.Len() == 0 || len(ret.Results) != res.Len() || !isError(res.At(res.Len()-1).Type()) {
+		return true
+	}
+	c, ok := ret.Results[len(ret.Results)-1].(*ssa.Const)
+	return ok && c.IsNil()
+}
+
+// isError reports whether t is the error interface.
+func isError(t types.Type) bool {
+	return types.Identical(t, types.Universe.Lookup("error").Type())
 }
 
 // step applies one instruction to the state.
@@ -378,14 +410,24 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 	}
 }
 
-// finish fills in the summary's exit state, flows and limits.
-func (fa *fnAnalysis) finish(exit *state) {
+// finish fills in the summary's exit state, flows and limits: what may be
+// held at any return, and of that what is surely held at every return that
+// reports success (okExit).
+func (fa *fnAnalysis) finish(exit, okExit *state) {
 	fa.flushRows()
+	fa.flows()
+	// A transaction the function begins and returns (tx := beginWrite())
+	// goes on in the caller with what it holds.
+	returned := map[Ref]bool{}
+	for _, f := range fa.sum.Returns {
+		returned[f.Handle.Ref], returned[f.Handle.Conn] = true, true
+	}
+	delete(returned, "")
 	for _, i := range sortedKeys(exit.held) {
 		e := fa.events[i]
-		if escapes(e.Tx) || escapes(e.Conn) {
+		if escapes(e.Tx) || escapes(e.Conn) || returned[e.Tx] || returned[e.Conn] {
 			fa.sum.Exit = append(fa.sum.Exit, i)
-			if exit.must[i] {
+			if okExit.must[i] {
 				fa.sum.Surely = append(fa.sum.Surely, i)
 			}
 		}
@@ -402,7 +444,6 @@ func (fa *fnAnalysis) finish(exit *state) {
 	for _, e := range fa.events {
 		fa.sum.Events = append(fa.sum.Events, *e)
 	}
-	fa.flows()
 	fa.sum.Tries = fa.tryResults()
 	for r := range fa.releases {
 		fa.sum.Releases = append(fa.sum.Releases, r)

@@ -1,4 +1,4 @@
-package gates // want package:"sql=true edges=100"
+package gates
 
 import (
 	"context"

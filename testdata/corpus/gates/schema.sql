@@ -9,3 +9,11 @@ CREATE TABLE prices (id bigint PRIMARY KEY, product_id bigint, active boolean, d
 INSERT INTO prices VALUES (1, 1, false, 0);
 CREATE TABLE products (id bigint PRIMARY KEY, discounted boolean, published boolean);
 INSERT INTO products VALUES (1, false, false);
+CREATE TABLE g_journal (id bigint PRIMARY KEY, n int);
+INSERT INTO g_journal VALUES (1, 0);
+CREATE TABLE g_balances (id bigint PRIMARY KEY, n int);
+INSERT INTO g_balances VALUES (1, 0);
+CREATE TABLE g_audit (id bigint PRIMARY KEY, n int);
+INSERT INTO g_audit VALUES (1, 0);
+CREATE TABLE g_repairs (id bigint PRIMARY KEY, n int);
+INSERT INTO g_repairs VALUES (1, 0);
