@@ -380,6 +380,8 @@ func stripConversions(v ssa.Value) ssa.Value {
 		switch x := v.(type) {
 		case *ssa.MakeInterface:
 			v = x.X
+		case *ssa.ChangeInterface:
+			v = x.X
 		case *ssa.Convert:
 			v = x.X
 		case *ssa.ChangeType:

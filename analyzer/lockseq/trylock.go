@@ -218,19 +218,10 @@ func scanSource(call *ssa.Call) ssa.Instruction {
 		}
 		recv = c.Args[0]
 	}
-	for {
-		switch x := recv.(type) {
-		case *ssa.MakeInterface:
-			recv = x.X
-			continue
-		case *ssa.ChangeInterface:
-			recv = x.X
-			continue
-		case *ssa.Call:
-			return x
-		}
-		return nil
+	if x, ok := stripConversions(recv).(*ssa.Call); ok {
+		return x
 	}
+	return nil
 }
 
 // tryResults finds the function's boolean results that say whether one of
