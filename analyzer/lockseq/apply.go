@@ -171,6 +171,21 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 	if inv.Param < 0 || inv.Param >= len(args) || args[inv.Param] == nil {
 		return
 	}
+	switch fn := funcSource(args[inv.Param]).(type) {
+	case *ssa.Parameter, *ssa.FreeVar:
+		// The callback is this function's own parameter (a runner
+		// that hands its callback on to pgx.BeginFunc's): this
+		// function invokes it, with the handles the callee passes,
+		// while what the callee holds is held.
+		flows := make([]Flow, len(inv.Args))
+		for i, a := range inv.Args {
+			flows[i] = Flow{Result: a.Result, Path: a.Path, Handle: fa.mapHandle(a.Handle, site, "", bind)}
+		}
+		lent := fa.lend(inv.Held, inv.Surely, mapped, st)
+		fa.recordInvoke(fn, flows, st)
+		fa.unlend(lent, st)
+		return
+	}
 	callee, bindings := funcValue(args[inv.Param])
 	if callee == nil {
 		return
