@@ -486,6 +486,9 @@ func (fa *fnAnalysis) flows() {
 		}
 		for r, v := range ret.Results {
 			for _, f := range fa.handleFlows(r, v, results.At(r).Type()) {
+				if ctxPassThrough(strings.Split(f.Path, "."), f.Handle) {
+					continue
+				}
 				// The first return that yields a handle at a path wins.
 				if !slices.ContainsFunc(fa.sum.Returns, func(g Flow) bool { return g.Result == f.Result && g.Path == f.Path }) {
 					fa.sum.Returns = append(fa.sum.Returns, f)
@@ -516,7 +519,7 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 		if h.Kind == sqlsite.NotHandle {
 			h.Kind = kindAt(t, p)
 		}
-		if (escapes(h.Ref) || h.Ref.local()) && !ctxPassThrough(p, h) {
+		if escapes(h.Ref) || h.Ref.local() {
 			out = append(out, Flow{Result: index, Path: strings.Join(p, "."), Handle: h})
 		}
 	}
