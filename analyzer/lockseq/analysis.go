@@ -87,6 +87,8 @@ type Analysis struct {
 	Dispatch DispatchStats
 	// impls caches the implementations of interface methods (dispatch.go).
 	impls map[string]implEntry
+	// ifacePaths caches the handle paths of interface types (dispatch.go).
+	ifacePaths map[string][][]string
 }
 
 // New returns an analysis for one package.

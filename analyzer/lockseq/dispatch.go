@@ -329,3 +329,76 @@ func cmpPkg(x, y *types.Package) int {
 	}
 	return 0
 }
+
+// maxIfacePaths bounds the handle paths a value of an interface type is
+// followed at.
+const maxIfacePaths = 4
+
+// interfacePaths returns the paths at which a value of interface type
+// iface may hold a handle: those of the types implementing it that the
+// analysis can see (as for dispatch: this package, its imports, and the
+// receivers of the methods with summaries the driver lists), a txStore{tx}
+// behind a Tx interface. The kind at each path is left to the methods that
+// use it.
+func (a *Analysis) interfacePaths(prog *ssa.Program, iface types.Type) [][]string {
+	key := types.TypeString(iface, nil)
+	if p, ok := a.ifacePaths[key]; ok {
+		return p
+	}
+	var out [][]string
+	it, ok := iface.Underlying().(*types.Interface)
+	if ok && it.NumMethods() > 0 {
+		seen := map[string]bool{}
+		addType := func(t types.Type) {
+			for _, p := range handlePaths(t) {
+				k := strings.Join(p, ".")
+				if !seen[k] && len(out) < maxIfacePaths && len(p) > 0 {
+					seen[k] = true
+					out = append(out, p)
+				}
+			}
+		}
+		m := it.Method(0)
+		for _, obj := range a.programMethods(prog, it, m) {
+			addType(obj.Signature().Recv().Type())
+		}
+		if a.env.Methods != nil {
+			for _, obj := range a.env.Methods(m.Name()) {
+				if Implements(obj, it) {
+					addType(obj.Signature().Recv().Type())
+				}
+			}
+		}
+	}
+	if a.ifacePaths == nil {
+		a.ifacePaths = map[string][][]string{}
+	}
+	a.ifacePaths[key] = out
+	return out
+}
+
+// invokeResult resolves result index, at field path, of a call through an
+// interface: the handle the implementations' summaries return there (the
+// first that returns one), in this function's terms.
+func (fa *fnAnalysis) invokeResult(c *ssa.Call, index int, path []string) (Handle, bool) {
+	cc := c.Common()
+	if sqlsite.KindOf(cc.Value.Type()) != sqlsite.NotHandle {
+		return Handle{}, false
+	}
+	want := strings.Join(path, ".")
+	args := append([]ssa.Value{cc.Value}, cc.Args...)
+	n := cc.Signature().Params().Len() + 1
+	for i, m := range fa.a.implementations(fa.fn.Prog, cc.Value.Type(), cc.Method) {
+		sum := fa.a.implSummary(m)
+		for _, f := range sum.Returns {
+			if f.Result != index || f.Path != want {
+				continue
+			}
+			bind := func(j int, path []string) (Handle, bool) {
+				return fa.bindArg(args, nil, n, j, path)
+			}
+			return fa.mapHandle(f.Handle, c, fmt.Sprintf("#impl%d", i), bind), true
+		}
+	}
+	return Handle{}, false
+}

@@ -505,16 +505,22 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
 		return nil
 	}
-	if types.IsInterface(t) && !isContextType(t) {
+	paths := handlePaths(t)
+	if types.IsInterface(t) && !isContextType(t) && sqlsite.KindOf(t) == sqlsite.NotHandle {
 		// A value of an interface type carries the handles of its
 		// dynamic value: repos{tx: tx} handed to a callback as a
-		// Repos, returned as a Store.
+		// Repos, returned as a Store; when the value is not made here
+		// (a Tx a Begin method returned), the handles of any type the
+		// program has that implements the interface.
 		if d := dynamicValue(v); d != nil {
 			v, t = d, d.Type()
+			paths = handlePaths(t)
+		} else {
+			paths = fa.a.interfacePaths(fa.fn.Prog, t)
 		}
 	}
 	var out []Flow
-	for _, p := range handlePaths(t) {
+	for _, p := range paths {
 		h := fa.normalise(fa.resolve(v, p, 0))
 		if h.Kind == sqlsite.NotHandle {
 			h.Kind = kindAt(t, p)
