@@ -216,7 +216,11 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 		if before[i] {
 			continue
 		}
-		if e := fa.events[i]; strings.HasPrefix(string(e.Tx), private) && strings.HasPrefix(string(e.Conn), private) {
+		// A transaction the callee began and ended around the
+		// callback releases its locks; a session lock stays with the
+		// connection unless that is the callee's own too.
+		e := fa.events[i]
+		if privateRef(e.Tx, private) && (e.Hold == HoldTx || privateRef(e.Conn, private)) {
 			st.drop(i)
 		}
 	}
@@ -263,4 +267,12 @@ func (fa *fnAnalysis) unlend(lent []int, st *state) {
 	for _, h := range lent {
 		st.drop(h)
 	}
+}
+
+// privateRef reports whether r names a handle a callee created at the call
+// site whose handles are prefixed private ("C3"): "C3/L0", "C3.1/L0" or
+// "C3#impl0/L0", not "C31/L0".
+func privateRef(r Ref, private string) bool {
+	rest, ok := strings.CutPrefix(string(r), private)
+	return ok && rest != "" && (rest[0] == '/' || rest[0] == '.' || rest[0] == '#')
 }

@@ -401,6 +401,17 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 	default:
 		tx.Conn = tx.Ref
 	}
+	switch fn := funcSource(op.Args[op.Func]).(type) {
+	case *ssa.Parameter, *ssa.FreeVar:
+		// The callback is this function's own parameter (a retry
+		// wrapper around db.Transaction): its callers run it on the
+		// transaction begun here.
+		fa.recordInvoke(fn, []Flow{{Result: op.FuncTx, Handle: tx}}, st)
+		if tx.Ref != recv.Ref {
+			fa.endTx(tx, st)
+		}
+		return
+	}
 	callee, bindings := funcValue(op.Args[op.Func])
 	if callee == nil {
 		return
