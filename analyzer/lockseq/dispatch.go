@@ -402,3 +402,28 @@ func (fa *fnAnalysis) invokeResult(c *ssa.Call, index int, path []string) (Handl
 	}
 	return Handle{}, false
 }
+
+// valuePaths lists the paths at which a value of type t holds a handle, as
+// handlePaths does, and also behind its fields of interface types: the
+// repositories of a Repos struct, each an interface whose implementation
+// keeps the transaction (Repos{Accounts: &accountRepo{q: tx}} is
+// "Accounts.q").
+func (a *Analysis) valuePaths(prog *ssa.Program, t types.Type) [][]string {
+	out := handlePaths(t)
+	s := structOf(t)
+	if s == nil || sqlsite.KindOf(t) != sqlsite.NotHandle {
+		return out
+	}
+	for f := range s.Fields() {
+		ft := f.Type()
+		if !types.IsInterface(ft) || isContextType(ft) || sqlsite.KindOf(ft) != sqlsite.NotHandle {
+			continue
+		}
+		for _, p := range a.interfacePaths(prog, ft) {
+			if len(p)+1 <= maxPath {
+				out = append(out, prepend([]string{f.Name()}, p))
+			}
+		}
+	}
+	return out
+}

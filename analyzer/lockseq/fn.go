@@ -516,7 +516,7 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
 		return nil
 	}
-	paths := handlePaths(t)
+	paths := fa.a.valuePaths(fa.fn.Prog, t)
 	if types.IsInterface(t) && !isContextType(t) && sqlsite.KindOf(t) == sqlsite.NotHandle {
 		// A value of an interface type carries the handles of its
 		// dynamic value: repos{tx: tx} handed to a callback as a
@@ -525,7 +525,7 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 		// program has that implements the interface.
 		if d := dynamicValue(v); d != nil {
 			v, t = d, d.Type()
-			paths = handlePaths(t)
+			paths = fa.a.valuePaths(fa.fn.Prog, t)
 		} else {
 			paths = fa.a.interfacePaths(fa.fn.Prog, t)
 		}
