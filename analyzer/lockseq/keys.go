@@ -154,6 +154,8 @@ func keyName(v ssa.Value) string {
 		}
 	}
 	switch x := v.(type) {
+	case *ssa.Call:
+		return callKeyName(x)
 	case *ssa.Parameter:
 		return normalName(x.Name())
 	case *ssa.FreeVar:
@@ -178,6 +180,27 @@ func keyName(v ssa.Value) string {
 		}
 	}
 	return ""
+}
+
+// callKeyName names a key a function computes (lockKey("account", id)):
+// the function and its constant arguments, the others left out, so that
+// every call of lockKey("account", ...) is one shape whatever id it is fed.
+// A call with no constant argument names nothing.
+func callKeyName(c *ssa.Call) string {
+	callee := c.Call.StaticCallee()
+	if callee == nil || callee.Object() == nil || callee.Object().Pkg() == nil || standard(callee.Object().Pkg().Path()) {
+		return "" // strconv.FormatInt(id, 10) formats, it names no key
+	}
+	var consts []string
+	for _, a := range c.Call.Args {
+		if k := goConst(a); k != "" {
+			consts = append(consts, k)
+		}
+	}
+	if len(consts) == 0 {
+		return ""
+	}
+	return strings.ToLower(callee.Object().Name()) + "(" + strings.Join(consts, ",") + ")"
 }
 
 // fieldKeyName names field i of struct type t: its name, prefixed by the
@@ -228,11 +251,50 @@ func (fa *fnAnalysis) bindClass(class lockgraph.Class, vals []ssa.Value) lockgra
 	if !class.Parametric() {
 		return class
 	}
+	names := placeholderShapes(class.Name, class.Shape)
 	bound, _ := substitute(class.Name, "?p", func(n int) (string, bool) {
-		if n >= len(vals) || vals[n] == nil {
-			return unnamed, true
+		t := unnamed
+		if n < len(vals) && vals[n] != nil {
+			t = fa.keyText(vals[n])
 		}
-		return fa.keyText(vals[n]), true
+		if strings.HasPrefix(t, "<") && names[n] != "" {
+			// A run-time value: the name the callee gives its key
+			// says what it is the key of better than where the
+			// caller got it (an id parsed from a request).
+			t = names[n]
+		}
+		return t, true
 	})
 	return fa.keyClass(bound, class.Site)
+}
+
+// placeholderShapes pairs the placeholders of a parametric key with the
+// shapes its fallback shape gives them: key "(7, ?p2)" and shape
+// "(7, <invoiceid>)" give {2: "<invoiceid>"}. The two texts are the same
+// but for the placeholders, each replaced by one <...> in the shape.
+func placeholderShapes(key, shape string) map[int]string {
+	out := map[int]string{}
+	i, j := 0, 0
+	for i < len(key) && j < len(shape) {
+		if strings.HasPrefix(key[i:], "?p") {
+			k := i + 2
+			for k < len(key) && key[k] >= '0' && key[k] <= '9' {
+				k++
+			}
+			n, err := strconv.Atoi(key[i+2 : k])
+			end := strings.IndexByte(shape[j:], '>')
+			if err != nil || shape[j] != '<' || end < 0 {
+				return out
+			}
+			out[n] = shape[j : j+end+1]
+			i, j = k, j+end+1
+			continue
+		}
+		if key[i] != shape[j] {
+			return out
+		}
+		i++
+		j++
+	}
+	return out
 }

@@ -106,3 +106,42 @@ func Archive(ctx context.Context, tx pgx.Tx, id int64) error { // want Archive:`
 	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('archive:' || $1))", strconv.FormatInt(id, 10))
 	return err
 }
+
+// lockKey computes the key of an object of a kind.
+func lockKey(kind string, id int64) int64 {
+	var h int64
+	for _, c := range kind {
+		h = h*31 + int64(c)
+	}
+	return h<<32 | id&0xffffffff
+}
+
+// Settle takes the key lockKey computes for an account, then the account's
+// wallet row.
+func Settle(ctx context.Context, tx pgx.Tx, wallet int64) error { // want Settle:`^locks\(advisory:\(<lockkey\('account'\)>\) exclusive@p1, `
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey("account", wallet)); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "SELECT 1 FROM ledger_wallets WHERE id = $1 FOR UPDATE", wallet) // want `lock-order inversion: advisory lock \(<lockkey\('account'\)>\) and rows of ledger_wallets are locked in opposite orders`
+	return err
+}
+
+// TopUp locks the wallet row, then an account key from the same helper:
+// every lockKey("account", ...) is one class.
+func TopUp(ctx context.Context, tx pgx.Tx, wallet int64) error { // want TopUp:`advisory:\(<lockkey\('account'\)>\) exclusive@p1\)`
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM ledger_wallets WHERE id = $1 FOR UPDATE", wallet); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey("account", wallet))
+	return err
+}
+
+// Audit locks the wallet row, then a job key from the same helper: another
+// kind, another class.
+func Audit(ctx context.Context, tx pgx.Tx, wallet int64) error { // want Audit:`advisory:\(<lockkey\('job'\)>\) exclusive@p1\)`
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM ledger_wallets WHERE id = $1 FOR UPDATE", wallet); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey("job", wallet))
+	return err
+}
