@@ -49,8 +49,8 @@ func invokesLocking(pass *analysis.Pass, methods func(string) []*types.Func) boo
 			continue
 		}
 		it, ok := sel.Recv().Underlying().(*types.Interface)
-		if !ok {
-			continue
+		if !ok || !lockseq.OwnInterface(sel.Recv()) {
+			continue // the standard library's interfaces hide no SQL
 		}
 		for _, m := range methods(sel.Obj().Name()) {
 			if lockseq.Implements(m, it) {

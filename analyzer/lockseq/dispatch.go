@@ -90,7 +90,7 @@ func (fa *fnAnalysis) dispatch(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	// Count each call once, however often the fixpoint visits it, and
 	// only calls of the program's own interfaces: an io.Writer or a
 	// driver's pgx.Row is not where a program hides its SQL.
-	first := !fa.dispatched[site.Pos()] && ownInterface(c.Value.Type())
+	first := !fa.dispatched[site.Pos()] && OwnInterface(c.Value.Type())
 	fa.dispatched[site.Pos()] = true
 	stats := &fa.a.Dispatch
 	if first {
@@ -144,12 +144,15 @@ func (fa *fnAnalysis) dispatch(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	}
 }
 
-// ownInterface reports whether iface is declared by the program: not by
+// OwnInterface reports whether iface is declared by the program: not by
 // the standard library or a database API.
-func ownInterface(iface types.Type) bool {
+func OwnInterface(iface types.Type) bool {
 	named, ok := types.Unalias(iface).(*types.Named)
-	if !ok || named.Obj().Pkg() == nil {
-		return ok // an interface literal is the program's own
+	if !ok {
+		return true // an interface literal is the program's own
+	}
+	if named.Obj().Pkg() == nil {
+		return false // error
 	}
 	path := named.Obj().Pkg().Path()
 	return !sqlsite.IsDriverPackage(path) && !standard(path)
