@@ -87,6 +87,9 @@ type Analysis struct {
 	Dispatch DispatchStats
 	// impls caches the implementations of interface methods (dispatch.go).
 	impls map[string]implEntry
+	// typesByMethod indexes the named types of the package and its
+	// imports by method name (dispatch.go).
+	typesByMethod map[string][]*types.Named
 	// ifacePaths caches the handle paths of interface types (dispatch.go).
 	ifacePaths map[string][][]string
 }

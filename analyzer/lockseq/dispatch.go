@@ -246,7 +246,41 @@ func (a *Analysis) implsOf(prog *ssa.Program, iface types.Type, m *types.Func) i
 // programMethods lists the methods named m of the named types declared in
 // the packages of prog (this package and its imports) that implement it.
 func (a *Analysis) programMethods(prog *ssa.Program, it *types.Interface, m *types.Func) []*types.Func {
+	if a.typesByMethod == nil {
+		a.typesByMethod = indexTypes(prog)
+	}
 	var out []*types.Func
+	for _, named := range a.typesByMethod[m.Name()] {
+		var recv types.Type
+		switch {
+		case types.Implements(named, it):
+			recv = named
+		case types.Implements(types.NewPointer(named), it):
+			recv = types.NewPointer(named)
+		default:
+			continue
+		}
+		sel := prog.MethodSets.MethodSet(recv).Lookup(m.Pkg(), m.Name())
+		if sel == nil {
+			continue
+		}
+		// The declared method, not the wrapper a pointer receiver of a
+		// value method would get: its summary is the one analysed here
+		// or imported as a fact.
+		if obj, ok := sel.Obj().(*types.Func); ok {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// indexTypes lists, by method name, the named types of prog's packages
+// (database APIs apart) whose pointer has a method of that name: the only
+// candidates for implementing an interface with that method, so that a
+// call through an interface checks those and not every type of every
+// imported package.
+func indexTypes(prog *ssa.Program) map[string][]*types.Named {
+	out := map[string][]*types.Named{}
 	for _, pkg := range prog.AllPackages() {
 		if sqlsite.IsDriverPackage(pkg.Pkg.Path()) {
 			continue
@@ -260,24 +294,10 @@ func (a *Analysis) programMethods(prog *ssa.Program, it *types.Interface, m *typ
 			if !ok || types.IsInterface(named) || named.TypeParams().Len() > 0 {
 				continue
 			}
-			var recv types.Type
-			switch {
-			case types.Implements(named, it):
-				recv = named
-			case types.Implements(types.NewPointer(named), it):
-				recv = types.NewPointer(named)
-			default:
-				continue
-			}
-			sel := prog.MethodSets.MethodSet(recv).Lookup(m.Pkg(), m.Name())
-			if sel == nil {
-				continue
-			}
-			// The declared method, not the wrapper a pointer receiver
-			// of a value method would get: its summary is the one
-			// analysed here or imported as a fact.
-			if obj, ok := sel.Obj().(*types.Func); ok {
-				out = append(out, obj)
+			ms := prog.MethodSets.MethodSet(types.NewPointer(named))
+			for i := range ms.Len() {
+				name := ms.At(i).Obj().Name()
+				out[name] = append(out[name], named)
 			}
 		}
 	}
