@@ -339,7 +339,9 @@ func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.
 		pos := token.NoPos
 		try := func(i int) {
 			if i >= 0 && pos == token.NoPos {
-				pos = own[edgeID(c.Steps[i])]
+				if pos = own[edgeID(c.Steps[i])]; pos != token.NoPos {
+					pos = anchorPos(pass, pos, c.Steps[i].Anchor())
+				}
 			}
 		}
 		try(c.Breaker)
@@ -352,6 +354,17 @@ func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.
 		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{Rel: moduleRelative}),
 			Related: related(pass, report.CycleRelated(c))})
 	}
+}
+
+// anchorPos returns the position of anchor (an edge's report position,
+// inside a closure of its function when the request is made there) in the
+// file of pos, or pos when anchor is elsewhere.
+func anchorPos(pass *analysis.Pass, pos token.Pos, anchor token.Position) token.Pos {
+	f := pass.Fset.File(pos)
+	if f == nil || f.Name() != anchor.Filename || anchor.Line < 1 || anchor.Line > f.LineCount() {
+		return pos
+	}
+	return f.LineStart(anchor.Line) + token.Pos(anchor.Column-1)
 }
 
 // edgeID identifies an edge across the copy made for the package fact.

@@ -92,11 +92,22 @@ func (e *Edge) key() string {
 
 // Anchor is the position a report about this edge points at: where the
 // second lock is requested, in Func.
+//
+// When the request is made in a closure of Func (the callback of a
+// transaction runner, whose pairs are drawn where it runs), the anchor is
+// the request in the closure: the line to change, not the runner's call.
 func (e *Edge) Anchor() token.Position {
-	if len(e.WantedPath) > 0 {
-		return e.WantedPath[0].Pos
+	if len(e.WantedPath) == 0 {
+		return token.Position{}
 	}
-	return token.Position{}
+	at := e.WantedPath[0].Pos
+	for _, f := range e.WantedPath[1:] {
+		if !strings.HasPrefix(f.Func, e.Func+".func") {
+			break
+		}
+		at = f.Pos
+	}
+	return at
 }
 
 // InTest reports whether the edge is test code: its function is in a

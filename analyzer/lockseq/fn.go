@@ -120,6 +120,8 @@ type fnAnalysis struct {
 	// dispatched are the calls through interfaces met, counted once
 	// (dispatch.go).
 	dispatched map[token.Pos]bool
+	// callback caches callbackOnly: 0 unknown, 1 no, 2 yes.
+	callback int8
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {

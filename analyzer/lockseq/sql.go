@@ -425,9 +425,10 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
 		// an edge.
 		return
 	}
-	if have.Hold == HoldCond {
+	if have.Hold == HoldCond || fa.callbackOnly() {
 		// Whether the first lock is held at all is for the callers
-		// to say.
+		// to say; and a callback's pair is drawn where it runs, with
+		// what its runner holds around it (a gate it takes first).
 		if _, ok := fa.pairs[[2]int{h, w}]; !ok {
 			fa.pairs[[2]int{h, w}] = Pair{Held: h, Wanted: w}
 		}

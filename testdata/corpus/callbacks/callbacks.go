@@ -32,8 +32,8 @@ func (s *Store) WithTenantLock(ctx context.Context, fn func(tx pgx.Tx) error) er
 
 // RenameTenant runs under the tenant lock and then locks the tenant row.
 func (s *Store) RenameTenant(ctx context.Context, id int64, name string) error { // want RenameTenant:`advisory:\(100\) exclusive@C0/L0, .*row:tenants FOR NO KEY UPDATE@C0/L0\)$`
-	return s.WithTenantLock(ctx, func(tx pgx.Tx) error { // want `lock-order inversion: advisory lock \(100\) and rows of tenants are locked in opposite orders`
-		_, err := tx.Exec(ctx, "UPDATE tenants SET name = $2 WHERE id = $1", id, name)
+	return s.WithTenantLock(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "UPDATE tenants SET name = $2 WHERE id = $1", id, name) // want `lock-order inversion: advisory lock \(100\) and rows of tenants are locked in opposite orders`
 		return err
 	})
 }

@@ -71,10 +71,10 @@ func (s *Store) Claim(ctx context.Context, jobID, accountID int64) error { // wa
 
 // Refund locks the account, then the job: the opposite order.
 func (s *Store) Refund(ctx context.Context, jobID, accountID int64) error { // want Refund:`locks\(.*row:accounts FOR UPDATE@C\d+/L0.*row:jobs FOR UPDATE@C\d+/L0`
-	return s.InTx(ctx, func(ctx context.Context) error { // want `lock-order inversion: rows of accounts and rows of jobs are locked in opposite orders`
+	return s.InTx(ctx, func(ctx context.Context) error {
 		if err := s.LockAccount(ctx, accountID); err != nil {
 			return err
 		}
-		return s.LockJob(ctx, jobID)
+		return s.LockJob(ctx, jobID) // want `lock-order inversion: rows of accounts and rows of jobs are locked in opposite orders`
 	})
 }

@@ -1,4 +1,4 @@
-package rowlocks // want package:"sql=true edges=96"
+package rowlocks // want package:"sql=true edges=95"
 
 import (
 	"context"

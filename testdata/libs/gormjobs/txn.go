@@ -47,13 +47,13 @@ func (s *Store) Bill(id int64) error { // want Bill:`locks\(.*row:invoices FOR U
 
 // Merge locks the customer, then an invoice: against Bill.
 func (s *Store) Merge(customer, invoice int64) error { // want Merge:`locks\(.*row:customers FOR UPDATE.*row:invoices FOR UPDATE`
-	return s.txn(func(tx *gorm.DB) error { // want `lock-order inversion: rows of customers and rows of invoices are locked in opposite orders`
+	return s.txn(func(tx *gorm.DB) error {
 		var c Customer
 		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&c, customer).Error; err != nil {
 			return err
 		}
 		var inv Invoice
-		return tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&inv, invoice).Error
+		return tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&inv, invoice).Error // want `lock-order inversion: rows of customers and rows of invoices are locked in opposite orders`
 	})
 }
 

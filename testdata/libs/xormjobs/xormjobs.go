@@ -52,12 +52,12 @@ func (s *Store) Claim(id int64) error { // want Claim:`locks\(.*row:job FOR UPDA
 // Refund credits the account, then locks its jobs, in a transaction xorm
 // runs the callback in: the opposite order.
 func (s *Store) Refund(accountID int64) error { // want Refund:`locks\(.*row:accounts FOR NO KEY UPDATE@L0.*row:job FOR UPDATE@L0`
-	_, err := s.engine.Transaction(func(sess *xorm.Session) (any, error) { // want `lock-order inversion: rows of accounts and rows of job are locked in opposite orders`
+	_, err := s.engine.Transaction(func(sess *xorm.Session) (any, error) {
 		if _, err := sess.Exec("UPDATE accounts SET balance = balance + 1 WHERE id = ?", accountID); err != nil {
 			return nil, err
 		}
 		var jobs []Job
-		return nil, sess.Where("account_id = ?", accountID).ForUpdate().Find(&jobs)
+		return nil, sess.Where("account_id = ?", accountID).ForUpdate().Find(&jobs) // want `lock-order inversion: rows of accounts and rows of job are locked in opposite orders`
 	})
 	return err
 }

@@ -22,11 +22,11 @@ func (d *Dispatch) Scan(ctx context.Context, parcel, shipment int64) error {
 
 // Cancel locks the shipment, then moves its parcels out: against Scan.
 func (d *Dispatch) Cancel(ctx context.Context, shipment int64) error {
-	return d.UOW.Do(ctx, func(ctx context.Context, r domain.Repos) error { // want `lock-order inversion: rows of parcels and rows of shipments are locked in opposite orders`
+	return d.UOW.Do(ctx, func(ctx context.Context, r domain.Repos) error {
 		if err := r.Shipments.Lock(ctx, shipment); err != nil {
 			return err
 		}
-		return r.Parcels.MoveAll(ctx, shipment)
+		return r.Parcels.MoveAll(ctx, shipment) // want `lock-order inversion: rows of parcels and rows of shipments are locked in opposite orders`
 	})
 }
 

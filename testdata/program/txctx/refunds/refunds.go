@@ -23,10 +23,10 @@ type Service struct {
 
 // Refund locks the payment, then the order: against checkout.
 func (s *Service) Refund(ctx context.Context, id int64) error {
-	return db.InTx(ctx, s.Pool, func(ctx context.Context) error { // want `lock-order inversion: rows of orders and rows of payments are locked in opposite orders`
+	return db.InTx(ctx, s.Pool, func(ctx context.Context) error {
 		if err := s.Locks.LockPayment(ctx, id); err != nil {
 			return err
 		}
-		return s.Locks.LockOrder(ctx, id)
+		return s.Locks.LockOrder(ctx, id) // want `lock-order inversion: rows of orders and rows of payments are locked in opposite orders`
 	})
 }
