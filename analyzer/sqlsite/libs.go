@@ -613,24 +613,24 @@ func structOfType(t types.Type) *types.Struct {
 // library resolves the text a library call returns: the query it was
 // given, with only its bind markers changed (sqlx's Rebind and In), or the
 // statement a builder renders (squirrel's ToSql).
-func (r *resolver) library(c *ssa.Call, depth int) (Text, bool) {
+func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 	if c.Call.IsInvoke() && c.Call.Method.Name() == "Rebind" && len(c.Call.Args) == 1 && isString(c.Call.Args[0].Type()) {
 		// Rebind through an interface (sqlx.Ext, sqlx.ExtContext, a
 		// repository's DBTX embedding them): the query with other bind
 		// markers.
-		return r.resolve(c.Call.Args[0], depth+1), true
+		return r.value(c.Call.Args[0], depth+1), true
 	}
 	fn := staticFunc(&c.Call)
 	if fn == nil {
-		return Text{}, false
+		return alts{}, false
 	}
 	if i, ok := sqlxPassThrough(fn); ok && i < len(c.Call.Args) {
-		return r.resolve(c.Call.Args[i], depth+1), true
+		return r.value(c.Call.Args[i], depth+1), true
 	}
 	if s, ok := squirrelToSQL(c); ok {
-		return Text{SQL: []string{s}}, true
+		return single(constNode(s)), true
 	}
-	return Text{}, false
+	return alts{}, false
 }
 
 // constStringValue returns the value of a string constant.

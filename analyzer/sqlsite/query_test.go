@@ -141,15 +141,16 @@ func ListRuntime() {
 func TestResolve(t *testing.T) {
 	pkg := build(t, resolveSrc)
 	tests := []struct {
-		fn      string
-		sql     []string
-		params  []int
-		unknown bool
-		seq     bool
+		fn        string
+		sql       []string
+		params    []int
+		templates []string
+		unknown   bool
+		seq       bool
 	}{
 		{fn: "Constant", sql: []string{"SELECT * FROM subscriptions WHERE id = $1 FOR UPDATE"}},
 		{fn: "Concat", sql: []string{"SELECT * FROM accounts WHERE id = $1 FOR UPDATE"}},
-		{fn: "ConcatParam", unknown: true},
+		{fn: "ConcatParam", templates: []string{`"SELECT * FROM t WHERE " + p0`}},
 		{fn: "ConcatRuntime", unknown: true},
 		{fn: "Phi", sql: []string{"LOCK TABLE b IN SHARE MODE", "SELECT * FROM a FOR UPDATE"}},
 		{fn: "PhiSame", sql: []string{"SELECT 1"}},
@@ -159,14 +160,14 @@ func TestResolve(t *testing.T) {
 		{fn: "SprintfAlternatives", sql: []string{"LOCK TABLE a", "LOCK TABLE b"}},
 		{fn: "SprintfNoArgs", sql: []string{"SELECT 100%"}},
 		{fn: "SprintfRuntimeArg", unknown: true},
-		{fn: "SprintfParamFormat", unknown: true},
+		{fn: "SprintfParamFormat", templates: []string{`sprintf(p0, 1)`}},
 		{fn: "Param", params: []int{1}},
 		{fn: "Runtime", unknown: true},
 		{fn: "PkgVar", sql: []string{"UPDATE usage_records SET n = n + 1"}},
 		{fn: "PkgVarRuntime", unknown: true},
 		{fn: "SameFunc", sql: []string{"DELETE FROM invoices"}},
 		{fn: "Builder", sql: []string{"SELECT * FROM accounts FOR UPDATE"}},
-		{fn: "BuilderParam", unknown: true},
+		{fn: "BuilderParam", templates: []string{`"SELECT * FROM " + p0 + " FOR UPDATE"`}},
 		{fn: "Picker", sql: []string{"SELECT 1", "SELECT 2"}},
 		{fn: "Closure$1", params: []int{0}},
 		{fn: "Bytes", unknown: true},
@@ -178,9 +179,16 @@ func TestResolve(t *testing.T) {
 		t.Run(tt.fn, func(t *testing.T) {
 			call := onlyCall(t, pkg, tt.fn, "sink")
 			got := sqlsite.Resolve(call.Args[0])
-			if !slices.Equal(got.SQL, tt.sql) || !slices.Equal(got.Params, tt.params) || got.Unknown != tt.unknown || got.Seq != tt.seq {
-				t.Errorf("Resolve(%v) = {SQL: %q, Params: %v, Unknown: %t, Seq: %t}, want {SQL: %q, Params: %v, Unknown: %t, Seq: %t}",
-					call.Args[0], got.SQL, got.Params, got.Unknown, got.Seq, tt.sql, tt.params, tt.unknown, tt.seq)
+			var tmpls []string
+			for _, tm := range got.Templates {
+				tmpls = append(tmpls, tm.String())
+			}
+			if !slices.Equal(got.SQL, tt.sql) || !slices.Equal(got.Params, tt.params) || !slices.Equal(tmpls, tt.templates) || got.Unknown != tt.unknown || got.Seq != tt.seq {
+				t.Errorf("Resolve(%v) = {SQL: %q, Params: %v, Templates: %q, Unknown: %t, Seq: %t}, want {SQL: %q, Params: %v, Templates: %q, Unknown: %t, Seq: %t}",
+					call.Args[0], got.SQL, got.Params, tmpls, got.Unknown, got.Seq, tt.sql, tt.params, tt.templates, tt.unknown, tt.seq)
+			}
+			if got.Unknown && got.Why == "" {
+				t.Errorf("Resolve(%v) is unknown without a reason", call.Args[0])
 			}
 		})
 	}
