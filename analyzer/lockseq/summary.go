@@ -166,8 +166,8 @@ func (f Flow) String() string {
 type Sink struct {
 	Param    int
 	Template *sqlsite.Template
-	Args   int
-	Handle Handle
+	Args     int
+	Handle   Handle
 	// Batch is set when the text is queued in a batch rather than run.
 	Batch bool
 	// Held lists the function's events whose locks may be held when it

@@ -755,6 +755,7 @@ func constText(v ssa.Value) (string, bool) {
 
 var _ = constant.String
 var _ = strings.Builder{}
+
 // VariadicElems returns the elements stored into the slice that SSA builds
 // for a variadic call's "..." parameter, in order. It reports false when v is
 // not such a slice literal (a slice passed with "xs...", say).
