@@ -280,11 +280,11 @@ func (r *resolver) readFile(c *ssa.Call, depth int) (alts, bool) {
 			continue
 		}
 		re := filePattern(n)
-		files := map[string]string{}
+		var files []File // sorted, as set.files is
 		for _, f := range set.files {
 			if re.MatchString(f) {
 				if text, ok := set.read(f); ok {
-					files[f] = text
+					files = append(files, File{Name: f, Text: text})
 				}
 			}
 		}

@@ -70,7 +70,13 @@ type Node struct {
 	Param  int
 	Spread bool
 	Args   []Node
-	Files  map[string]string
+	Files  []File
+}
+
+// File is an embedded file a name may pick: a slice sorted by Name rather
+// than a map, so that a summary encodes the same way every time.
+type File struct {
+	Name, Text string
 }
 
 // Limits of templates: a text built by a recursive helper or a long loop of
@@ -238,11 +244,11 @@ func fold(n Node) (Node, string) {
 		if !consts || len(args) != 1 {
 			return n, ""
 		}
-		text, ok := n.Files[args[0].Text]
+		i, ok := slices.BinarySearchFunc(n.Files, args[0].Text, func(f File, name string) int { return strings.Compare(f.Name, name) })
 		if !ok {
 			return Node{}, fmt.Sprintf("no embedded file %q", args[0].Text)
 		}
-		return constNode(text), ""
+		return constNode(n.Files[i].Text), ""
 	case OpCall:
 		if !consts {
 			return n, ""

@@ -1,0 +1,1 @@
+SELECT id FROM badges WHERE id = $1 FOR UPDATE

@@ -1,0 +1,1 @@
+SELECT id FROM gifts WHERE id = $1 FOR UPDATE

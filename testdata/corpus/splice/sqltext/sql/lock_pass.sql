@@ -1,0 +1,1 @@
+SELECT id FROM passes WHERE id = $1 FOR UPDATE

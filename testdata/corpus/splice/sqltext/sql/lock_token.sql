@@ -1,0 +1,1 @@
+SELECT id FROM tokens WHERE id = $1 FOR UPDATE

@@ -1,0 +1,1 @@
+SELECT id FROM vouchers WHERE id = $1 FOR UPDATE

@@ -1,0 +1,1 @@
+SELECT id FROM wallets WHERE id = $1 FOR UPDATE
