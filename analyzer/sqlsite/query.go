@@ -7,7 +7,6 @@ import (
 	"go/types"
 	"slices"
 	"sort"
-	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -544,13 +543,6 @@ func (r *resolver) elemAlts(v ssa.Value, fn string, depth int) ([][]Node, string
 	return combos, ""
 }
 
-// elems resolves the elements of a slice passed for a spread parameter (see
-// Bind).
-func (r *resolver) elems(v ssa.Value, depth int) ([][]Node, bool) {
-	out, why := r.elemAlts(v, "the call", depth)
-	return out, why == ""
-}
-
 // join resolves strings.Join of a slice literal (or a package-level one)
 // with a separator.
 func (r *resolver) join(args []ssa.Value, depth int) alts {
@@ -752,9 +744,6 @@ func constText(v ssa.Value) (string, bool) {
 	}
 	return t.SQL[0], true
 }
-
-var _ = constant.String
-var _ = strings.Builder{}
 
 // VariadicElems returns the elements stored into the slice that SSA builds
 // for a variadic call's "..." parameter, in order. It reports false when v is

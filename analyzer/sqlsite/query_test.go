@@ -10,9 +10,18 @@ import (
 const resolveSrc = `package p
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 )
+
+type kind int
+
+func (k kind) String() string { return "k" }
+
+var cols = []string{"id", "status"}
 
 func sink(q string) {}
 
@@ -131,6 +140,81 @@ func ListIndex() {
 	sink(qs[1])
 }
 
+func SprintfQuoted() { sink(fmt.Sprintf("SELECT * FROM %[1]q WHERE %[1]q.id = %[2]d", "t", 3)) }
+
+func SprintfParamArg(table string, n int) {
+	sink(fmt.Sprintf("SELECT * FROM %s LIMIT %d", table, n))
+}
+
+func SprintfSpread(format string, args ...any) { sink(fmt.Sprintf(format, args...)) }
+
+func SprintfStringer() { sink(fmt.Sprintf("SELECT %v", kind(1))) }
+
+func Built() {
+	var b strings.Builder
+	b.WriteString("SELECT * FROM t")
+	b.WriteByte(' ')
+	fmt.Fprintf(&b, "WHERE id = %d", 1)
+	b.WriteRune(' ')
+	b.Write([]byte("FOR UPDATE"))
+	sink(b.String())
+	b.WriteString(" -- after the read")
+}
+
+func BuiltParam(table string) {
+	b := new(strings.Builder)
+	b.WriteString("LOCK TABLE ")
+	b.WriteString(table)
+	sink(b.String())
+}
+
+func BuiltBranch(b2 bool) {
+	var b strings.Builder
+	b.WriteString("SELECT 1")
+	if b2 {
+		b.WriteString(" FOR UPDATE")
+	}
+	sink(b.String())
+}
+
+func BuiltPassed() {
+	var b strings.Builder
+	write(&b)
+	sink(b.String())
+}
+
+func write(b *strings.Builder) { b.WriteString("SELECT 1") }
+
+func Buffered() {
+	var b bytes.Buffer
+	b.WriteString("DELETE FROM t")
+	sink(b.String())
+}
+
+func Joined() { sink("SELECT " + strings.Join([]string{"a", "b"}, ", ") + " FROM t") }
+
+func JoinedGlobal(table string) { sink("SELECT " + strings.Join(cols, ", ") + " FROM " + table) }
+
+func JoinedRuntime(xs []string) { sink("SELECT " + strings.Join(xs, ", ")) }
+
+func Replaced() {
+	sink(strings.TrimSpace(strings.ReplaceAll("  LOCK TABLE {t}  ", "{t}", "accounts")))
+}
+
+func Itoa(n int) { sink("SELECT * FROM t_" + strconv.Itoa(3) + " WHERE x = " + strconv.Itoa(n)) }
+
+func viaHelper(name string) (string, error) { return "SELECT * FROM " + name, nil }
+
+func HelperTwoResults(name string) {
+	q, _ := viaHelper(name)
+	sink(q)
+}
+
+func ClosureHelper(table string) {
+	build := func() string { return "DELETE FROM " + table }
+	sink(build())
+}
+
 func ListRuntime() {
 	for _, q := range []string{"LOCK TABLE b", os.Getenv("Q")} {
 		sink(q)
@@ -174,6 +258,22 @@ func TestResolve(t *testing.T) {
 		{fn: "ListLoop", sql: []string{"LOCK TABLE b", "LOCK TABLE a"}, seq: true},
 		{fn: "ListIndex", sql: []string{"LOCK TABLE a"}},
 		{fn: "ListRuntime", unknown: true},
+		{fn: "SprintfQuoted", sql: []string{`SELECT * FROM "t" WHERE "t".id = 3`}},
+		{fn: "SprintfParamArg", templates: []string{`sprintf("SELECT * FROM %s LIMIT %d", p0, p1)`}},
+		{fn: "SprintfSpread", templates: []string{`sprintf(p0, p1...)`}},
+		{fn: "SprintfStringer", unknown: true},
+		{fn: "Built", sql: []string{"SELECT * FROM t WHERE id = 1 FOR UPDATE"}},
+		{fn: "BuiltParam", templates: []string{`"LOCK TABLE " + p0`}},
+		{fn: "BuiltBranch", unknown: true},
+		{fn: "BuiltPassed", unknown: true},
+		{fn: "Buffered", sql: []string{"DELETE FROM t"}},
+		{fn: "Joined", sql: []string{"SELECT a, b FROM t"}},
+		{fn: "JoinedGlobal", templates: []string{`"SELECT id, status FROM " + p0`}},
+		{fn: "JoinedRuntime", unknown: true},
+		{fn: "Replaced", sql: []string{"LOCK TABLE accounts"}},
+		{fn: "Itoa", templates: []string{`"SELECT * FROM t_3 WHERE x = " + strconv.Itoa(p0)`}},
+		{fn: "HelperTwoResults", templates: []string{`"SELECT * FROM " + p0`}},
+		{fn: "ClosureHelper", templates: []string{`"DELETE FROM " + p0`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fn, func(t *testing.T) {

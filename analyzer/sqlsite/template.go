@@ -416,9 +416,9 @@ func Bind(t Template, args []ssa.Value) Text {
 		}
 		var alts [][]Node
 		if spread {
-			elems, ok := r.elems(args[p], 0)
-			if !ok {
-				return nil, fmt.Sprintf("parameter %s... of %s is a slice built at run time", name(p), t.Func)
+			elems, why := r.elemAlts(args[p], "the call", 0)
+			if why != "" {
+				return nil, fmt.Sprintf("parameter %s... of %s: %s", name(p), t.Func, why)
 			}
 			return elems, ""
 		}
