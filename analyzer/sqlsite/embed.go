@@ -130,26 +130,30 @@ func embedPatterns(s string) ([]string, bool) {
 	var out []string
 	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
 		switch s[0] {
-		case '"', '`':
-			end := strings.IndexByte(s[1:], s[0])
-			for s[0] == '"' && end > 0 && s[end] == '\\' {
-				// An escaped quote: look further.
-				next := strings.IndexByte(s[end+2:], '"')
-				if next < 0 {
-					end = -1
-					break
-				}
-				end += 1 + next
-			}
+		case '`':
+			end := strings.IndexByte(s[1:], '`')
 			if end < 0 {
 				return nil, false
 			}
-			p, err := strconv.Unquote(s[:end+2])
+			out = append(out, s[1:1+end])
+			s = s[end+2:]
+		case '"':
+			i := 1
+			for i < len(s) && s[i] != '"' {
+				if s[i] == '\\' {
+					i++ // the escaped character
+				}
+				i++
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+			p, err := strconv.Unquote(s[:i+1])
 			if err != nil {
 				return nil, false
 			}
 			out = append(out, p)
-			s = s[end+2:]
+			s = s[i+1:]
 		default:
 			end := strings.IndexAny(s, " \t")
 			if end < 0 {
