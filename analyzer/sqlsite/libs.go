@@ -391,7 +391,8 @@ type statement struct {
 	order  []string
 	limit1 bool // the library asks for one row (First, Take)
 	suffix []string
-	raw    string // a raw SQL text (GORM's Raw, bun's NewRaw)
+	prefix []string // text before the statement (squirrel's Prefix: a WITH clause)
+	raw    string   // a raw SQL text (GORM's Raw, bun's NewRaw)
 	// unknown is set when the chain filters rows by conditions that
 	// cannot be rendered (a struct condition, a function predicate).
 	unknown bool
@@ -421,6 +422,21 @@ const unknownFilter = "pglockorder_unrendered_filter = 'pglockorder'"
 // not parse (a dialect's quoting) are replaced by unknownFilter rather than
 // losing the statement and its locks.
 func (s *statement) sql() (string, bool) {
+	text, ok := s.body()
+	if !ok || len(s.prefix) == 0 {
+		return text, ok
+	}
+	full := strings.Join(s.prefix, " ") + " " + text
+	if lockmodel.Analyze(full).Err != nil {
+		// A prefix of the dialect's own (a comment hint, say): the
+		// statement without it.
+		return text, true
+	}
+	return full, true
+}
+
+// body renders the statement without its prefix.
+func (s *statement) body() (string, bool) {
 	if s.raw != "" {
 		return s.raw, true
 	}
