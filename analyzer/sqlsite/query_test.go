@@ -148,6 +148,8 @@ func SprintfParamArg(table string, n int) {
 
 func SprintfSpread(format string, args ...any) { sink(fmt.Sprintf(format, args...)) }
 
+func SprintfV() { sink(fmt.Sprintf("SELECT * FROM %v LIMIT %v", "t", 5)) }
+
 func SprintfStringer() { sink(fmt.Sprintf("SELECT %v", kind(1))) }
 
 func Built() {
@@ -261,6 +263,7 @@ func TestResolve(t *testing.T) {
 		{fn: "SprintfQuoted", sql: []string{`SELECT * FROM "t" WHERE "t".id = 3`}},
 		{fn: "SprintfParamArg", templates: []string{`sprintf("SELECT * FROM %s LIMIT %d", p0, p1)`}},
 		{fn: "SprintfSpread", templates: []string{`sprintf(p0, p1...)`}},
+		{fn: "SprintfV", sql: []string{"SELECT * FROM t LIMIT 5"}},
 		{fn: "SprintfStringer", unknown: true},
 		{fn: "Built", sql: []string{"SELECT * FROM t WHERE id = 1 FOR UPDATE"}},
 		{fn: "BuiltParam", templates: []string{`"LOCK TABLE " + p0`}},
