@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"slices"
 	"sort"
+	"strconv"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -315,7 +316,7 @@ func fieldName(t types.Type, i int) string {
 	if s := structOfType(t); s != nil && i < s.NumFields() {
 		return s.Field(i).Name()
 	}
-	return fmt.Sprint(i)
+	return strconv.Itoa(i)
 }
 
 // hasStringMethod reports whether fmt would format a value of type t with
