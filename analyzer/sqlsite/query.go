@@ -175,7 +175,7 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 		if n, ok := constValue(v); ok {
 			return single(n)
 		}
-		return unknown("a constant of a type with its own String method")
+		return unknown("a constant of a type fmt does not format as a value")
 	case *ssa.Parameter, *ssa.FreeVar:
 		return r.param(v, depth)
 	case *ssa.BinOp:
@@ -249,13 +249,15 @@ func (r *resolver) param(v ssa.Value, depth int) alts {
 	if fn == nil || fn != r.top {
 		return unknown("parameter " + v.Name() + " of " + funcName(fn))
 	}
-	if p, ok := v.(*ssa.Parameter); ok {
-		if i := paramIndex(p); i >= 0 {
+	switch x := v.(type) {
+	case *ssa.Parameter:
+		if i := paramIndex(x); i >= 0 {
 			return single(paramNode(i))
 		}
-	}
-	if i := slices.Index(fn.FreeVars, v.(*ssa.FreeVar)); i >= 0 {
-		return single(paramNode(len(fn.Params) + i))
+	case *ssa.FreeVar:
+		if i := slices.Index(fn.FreeVars, x); i >= 0 {
+			return single(paramNode(len(fn.Params) + i))
+		}
 	}
 	return unknown(describe(v))
 }

@@ -166,14 +166,12 @@ func (n Node) String() string {
 // String renders the template, as summaries print it.
 func (t Template) String() string { return t.Root.String() }
 
-// constValue returns the node of a Go constant, or false for a constant
-// that fmt would not print as its value (one of a type with a String
-// method, say).
+// constValue returns the node of a Go constant, or false for nil and
+// complex constants. A constant of a type with its own String method is its
+// value here: where fmt formats it, it is boxed in an interface first, which
+// the resolver refuses (see MakeInterface in value).
 func constValue(c *ssa.Const) (Node, bool) {
 	if c.Value == nil {
-		return Node{}, false
-	}
-	if hasStringMethod(c.Type()) {
 		return Node{}, false
 	}
 	switch c.Value.Kind() {
