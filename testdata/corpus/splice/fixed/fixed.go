@@ -23,63 +23,63 @@ func lockVia(ctx context.Context, tx pgx.Tx, table string, id int64) error {
 	return sqltext.LockRow(ctx, tx, table, id)
 }
 
-// SprintfForward locks orders, then shipments: fmt.Sprintf with %s.
-func SprintfForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want SprintfForward:`locks\(table:orders ROW SHARE@L0, row:orders FOR UPDATE@L0, table:shipments ROW SHARE@L0, row:shipments FOR UPDATE@L0\)`
+// SprintfForward locks purchase_orders, then consignments: fmt.Sprintf with %s.
+func SprintfForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want SprintfForward:`locks\(table:purchase_orders ROW SHARE@L0, row:purchase_orders FOR UPDATE@L0, table:consignments ROW SHARE@L0, row:consignments FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockRow(ctx, tx, "orders", id); err != nil {
+		if err := sqltext.LockRow(ctx, tx, "purchase_orders", id); err != nil {
 			return err
 		}
-		return sqltext.LockRow(ctx, tx, "shipments", id)
+		return sqltext.LockRow(ctx, tx, "consignments", id)
 	})
 }
 
-// SprintfBackward locks orders, then shipments as well.
-func SprintfBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want SprintfBackward:`locks\(table:orders ROW SHARE@L0, row:orders FOR UPDATE@L0, table:shipments ROW SHARE@L0, row:shipments FOR UPDATE@L0\)`
+// SprintfBackward locks purchase_orders, then consignments as well.
+func SprintfBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want SprintfBackward:`locks\(table:purchase_orders ROW SHARE@L0, row:purchase_orders FOR UPDATE@L0, table:consignments ROW SHARE@L0, row:consignments FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockRow(ctx, tx, "orders", id); err != nil {
+		if err := sqltext.LockRow(ctx, tx, "purchase_orders", id); err != nil {
 			return err
 		}
-		return sqltext.LockRow(ctx, tx, "shipments", id)
+		return sqltext.LockRow(ctx, tx, "consignments", id)
 	})
 }
 
-// ConcatForward locks carts, then coupons: + concatenation.
-func ConcatForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want ConcatForward:`locks\(table:carts ROW EXCLUSIVE@L0, row:carts FOR NO KEY UPDATE@L0, table:coupons ROW EXCLUSIVE@L0, row:coupons FOR NO KEY UPDATE@L0\)`
+// ConcatForward locks trolleys, then rebates: + concatenation.
+func ConcatForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want ConcatForward:`locks\(table:trolleys ROW EXCLUSIVE@L0, row:trolleys FOR NO KEY UPDATE@L0, table:rebates ROW EXCLUSIVE@L0, row:rebates FOR NO KEY UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.Touch(ctx, tx, "carts", id); err != nil {
+		if err := sqltext.Touch(ctx, tx, "trolleys", id); err != nil {
 			return err
 		}
-		return sqltext.Touch(ctx, tx, "coupons", id)
+		return sqltext.Touch(ctx, tx, "rebates", id)
 	})
 }
 
-// ConcatBackward locks carts, then coupons as well.
-func ConcatBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want ConcatBackward:`locks\(table:carts ROW EXCLUSIVE@L0, row:carts FOR NO KEY UPDATE@L0, table:coupons ROW EXCLUSIVE@L0, row:coupons FOR NO KEY UPDATE@L0\)`
+// ConcatBackward locks trolleys, then rebates as well.
+func ConcatBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want ConcatBackward:`locks\(table:trolleys ROW EXCLUSIVE@L0, row:trolleys FOR NO KEY UPDATE@L0, table:rebates ROW EXCLUSIVE@L0, row:rebates FOR NO KEY UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.Touch(ctx, tx, "carts", id); err != nil {
+		if err := sqltext.Touch(ctx, tx, "trolleys", id); err != nil {
 			return err
 		}
-		return sqltext.Touch(ctx, tx, "coupons", id)
+		return sqltext.Touch(ctx, tx, "rebates", id)
 	})
 }
 
-// QuotedForward locks ledgers, then journals: fmt.Sprintf with an indexed %[1]q.
-func QuotedForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want QuotedForward:`locks\(table:ledgers ROW SHARE@L0, row:ledgers FOR UPDATE@L0, table:journals ROW SHARE@L0, row:journals FOR UPDATE@L0\)`
+// QuotedForward locks folios, then daybooks: fmt.Sprintf with an indexed %[1]q.
+func QuotedForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want QuotedForward:`locks\(table:folios ROW SHARE@L0, row:folios FOR UPDATE@L0, table:daybooks ROW SHARE@L0, row:daybooks FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockQuoted(ctx, tx, "ledgers", id); err != nil {
+		if err := sqltext.LockQuoted(ctx, tx, "folios", id); err != nil {
 			return err
 		}
-		return sqltext.LockQuoted(ctx, tx, "journals", id)
+		return sqltext.LockQuoted(ctx, tx, "daybooks", id)
 	})
 }
 
-// QuotedBackward locks ledgers, then journals as well.
-func QuotedBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want QuotedBackward:`locks\(table:ledgers ROW SHARE@L0, row:ledgers FOR UPDATE@L0, table:journals ROW SHARE@L0, row:journals FOR UPDATE@L0\)`
+// QuotedBackward locks folios, then daybooks as well.
+func QuotedBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want QuotedBackward:`locks\(table:folios ROW SHARE@L0, row:folios FOR UPDATE@L0, table:daybooks ROW SHARE@L0, row:daybooks FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockQuoted(ctx, tx, "ledgers", id); err != nil {
+		if err := sqltext.LockQuoted(ctx, tx, "folios", id); err != nil {
 			return err
 		}
-		return sqltext.LockQuoted(ctx, tx, "journals", id)
+		return sqltext.LockQuoted(ctx, tx, "daybooks", id)
 	})
 }
 
@@ -103,108 +103,108 @@ func ShardBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { //
 	})
 }
 
-// PrintfForward locks invoices, then refunds: a printf-like wrapper: the format and its arguments are the caller's.
-func PrintfForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want PrintfForward:`locks\(table:invoices ROW EXCLUSIVE@L0, row:invoices FOR NO KEY UPDATE@L0, table:refunds ROW EXCLUSIVE@L0, row:refunds FOR NO KEY UPDATE@L0\)`
+// PrintfForward locks bills, then chargebacks: a printf-like wrapper: the format and its arguments are the caller's.
+func PrintfForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want PrintfForward:`locks\(table:bills ROW EXCLUSIVE@L0, row:bills FOR NO KEY UPDATE@L0, table:chargebacks ROW EXCLUSIVE@L0, row:chargebacks FOR NO KEY UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.Execf(ctx, tx, id, "UPDATE %s SET n = n + 1 WHERE id = $1", "invoices"); err != nil {
+		if err := sqltext.Execf(ctx, tx, id, "UPDATE %s SET n = n + 1 WHERE id = $1", "bills"); err != nil {
 			return err
 		}
-		return sqltext.Execf(ctx, tx, id, "UPDATE %s SET n = n + 1 WHERE id = $1", "refunds")
+		return sqltext.Execf(ctx, tx, id, "UPDATE %s SET n = n + 1 WHERE id = $1", "chargebacks")
 	})
 }
 
-// PrintfBackward locks invoices, then refunds as well.
-func PrintfBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want PrintfBackward:`locks\(table:invoices ROW EXCLUSIVE@L0, row:invoices FOR NO KEY UPDATE@L0, table:refunds ROW EXCLUSIVE@L0, row:refunds FOR NO KEY UPDATE@L0\)`
+// PrintfBackward locks bills, then chargebacks as well.
+func PrintfBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want PrintfBackward:`locks\(table:bills ROW EXCLUSIVE@L0, row:bills FOR NO KEY UPDATE@L0, table:chargebacks ROW EXCLUSIVE@L0, row:chargebacks FOR NO KEY UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.Execf(ctx, tx, id, "UPDATE %s SET n = n + 1 WHERE id = $1", "invoices"); err != nil {
+		if err := sqltext.Execf(ctx, tx, id, "UPDATE %s SET n = n + 1 WHERE id = $1", "bills"); err != nil {
 			return err
 		}
-		return sqltext.Execf(ctx, tx, id, "UPDATE %s SET n = n + 1 WHERE id = $1", "refunds")
+		return sqltext.Execf(ctx, tx, id, "UPDATE %s SET n = n + 1 WHERE id = $1", "chargebacks")
 	})
 }
 
-// BuilderForward locks parcels, then routes: strings.Builder.
-func BuilderForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want BuilderForward:`locks\(table:parcels ROW SHARE@L0, row:parcels FOR UPDATE@L0, table:routes ROW SHARE@L0, row:routes FOR UPDATE@L0\)`
+// BuilderForward locks parcel_crates, then lanes: strings.Builder.
+func BuilderForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want BuilderForward:`locks\(table:parcel_crates ROW SHARE@L0, row:parcel_crates FOR UPDATE@L0, table:lanes ROW SHARE@L0, row:lanes FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockBuilt(ctx, tx, "parcels", id); err != nil {
+		if err := sqltext.LockBuilt(ctx, tx, "parcel_crates", id); err != nil {
 			return err
 		}
-		return sqltext.LockBuilt(ctx, tx, "routes", id)
+		return sqltext.LockBuilt(ctx, tx, "lanes", id)
 	})
 }
 
-// BuilderBackward locks parcels, then routes as well.
-func BuilderBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want BuilderBackward:`locks\(table:parcels ROW SHARE@L0, row:parcels FOR UPDATE@L0, table:routes ROW SHARE@L0, row:routes FOR UPDATE@L0\)`
+// BuilderBackward locks parcel_crates, then lanes as well.
+func BuilderBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want BuilderBackward:`locks\(table:parcel_crates ROW SHARE@L0, row:parcel_crates FOR UPDATE@L0, table:lanes ROW SHARE@L0, row:lanes FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockBuilt(ctx, tx, "parcels", id); err != nil {
+		if err := sqltext.LockBuilt(ctx, tx, "parcel_crates", id); err != nil {
 			return err
 		}
-		return sqltext.LockBuilt(ctx, tx, "routes", id)
+		return sqltext.LockBuilt(ctx, tx, "lanes", id)
 	})
 }
 
-// BufferForward locks stock, then bins: bytes.Buffer.
-func BufferForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want BufferForward:`locks\(table:stock ROW EXCLUSIVE@L0, row:stock FOR NO KEY UPDATE@L0, table:bins ROW EXCLUSIVE@L0, row:bins FOR NO KEY UPDATE@L0\)`
+// BufferForward locks inventory_lots, then shelf_slots: bytes.Buffer.
+func BufferForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want BufferForward:`locks\(table:inventory_lots ROW EXCLUSIVE@L0, row:inventory_lots FOR NO KEY UPDATE@L0, table:shelf_slots ROW EXCLUSIVE@L0, row:shelf_slots FOR NO KEY UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.UpdateBuffered(ctx, tx, "stock", id); err != nil {
+		if err := sqltext.UpdateBuffered(ctx, tx, "inventory_lots", id); err != nil {
 			return err
 		}
-		return sqltext.UpdateBuffered(ctx, tx, "bins", id)
+		return sqltext.UpdateBuffered(ctx, tx, "shelf_slots", id)
 	})
 }
 
-// BufferBackward locks stock, then bins as well.
-func BufferBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want BufferBackward:`locks\(table:stock ROW EXCLUSIVE@L0, row:stock FOR NO KEY UPDATE@L0, table:bins ROW EXCLUSIVE@L0, row:bins FOR NO KEY UPDATE@L0\)`
+// BufferBackward locks inventory_lots, then shelf_slots as well.
+func BufferBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want BufferBackward:`locks\(table:inventory_lots ROW EXCLUSIVE@L0, row:inventory_lots FOR NO KEY UPDATE@L0, table:shelf_slots ROW EXCLUSIVE@L0, row:shelf_slots FOR NO KEY UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.UpdateBuffered(ctx, tx, "stock", id); err != nil {
+		if err := sqltext.UpdateBuffered(ctx, tx, "inventory_lots", id); err != nil {
 			return err
 		}
-		return sqltext.UpdateBuffered(ctx, tx, "bins", id)
+		return sqltext.UpdateBuffered(ctx, tx, "shelf_slots", id)
 	})
 }
 
-// ReplaceForward locks tenants, then plans: strings.ReplaceAll and strings.TrimSpace of a constant template.
-func ReplaceForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want ReplaceForward:`locks\(table:tenants ROW SHARE@L0, row:tenants FOR UPDATE@L0, table:plans ROW SHARE@L0, row:plans FOR UPDATE@L0\)`
+// ReplaceForward locks orgs, then tiers: strings.ReplaceAll and strings.TrimSpace of a constant template.
+func ReplaceForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want ReplaceForward:`locks\(table:orgs ROW SHARE@L0, row:orgs FOR UPDATE@L0, table:tiers ROW SHARE@L0, row:tiers FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockReplaced(ctx, tx, "tenants", id); err != nil {
+		if err := sqltext.LockReplaced(ctx, tx, "orgs", id); err != nil {
 			return err
 		}
-		return sqltext.LockReplaced(ctx, tx, "plans", id)
+		return sqltext.LockReplaced(ctx, tx, "tiers", id)
 	})
 }
 
-// ReplaceBackward locks tenants, then plans as well.
-func ReplaceBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want ReplaceBackward:`locks\(table:tenants ROW SHARE@L0, row:tenants FOR UPDATE@L0, table:plans ROW SHARE@L0, row:plans FOR UPDATE@L0\)`
+// ReplaceBackward locks orgs, then tiers as well.
+func ReplaceBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want ReplaceBackward:`locks\(table:orgs ROW SHARE@L0, row:orgs FOR UPDATE@L0, table:tiers ROW SHARE@L0, row:tiers FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockReplaced(ctx, tx, "tenants", id); err != nil {
+		if err := sqltext.LockReplaced(ctx, tx, "orgs", id); err != nil {
 			return err
 		}
-		return sqltext.LockReplaced(ctx, tx, "plans", id)
+		return sqltext.LockReplaced(ctx, tx, "tiers", id)
 	})
 }
 
-// JoinForward locks devices, then owners: strings.Join of a constant list.
-func JoinForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want JoinForward:`locks\(table:devices ROW SHARE@L0, row:devices FOR UPDATE@L0, table:owners ROW SHARE@L0, row:owners FOR UPDATE@L0\)`
+// JoinForward locks widgets, then custodians: strings.Join of a constant list.
+func JoinForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want JoinForward:`locks\(table:widgets ROW SHARE@L0, row:widgets FOR UPDATE@L0, table:custodians ROW SHARE@L0, row:custodians FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockColumns(ctx, tx, "devices", id); err != nil {
+		if err := sqltext.LockColumns(ctx, tx, "widgets", id); err != nil {
 			return err
 		}
-		return sqltext.LockColumns(ctx, tx, "owners", id)
+		return sqltext.LockColumns(ctx, tx, "custodians", id)
 	})
 }
 
-// JoinBackward locks devices, then owners as well.
-func JoinBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want JoinBackward:`locks\(table:devices ROW SHARE@L0, row:devices FOR UPDATE@L0, table:owners ROW SHARE@L0, row:owners FOR UPDATE@L0\)`
+// JoinBackward locks widgets, then custodians as well.
+func JoinBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want JoinBackward:`locks\(table:widgets ROW SHARE@L0, row:widgets FOR UPDATE@L0, table:custodians ROW SHARE@L0, row:custodians FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := sqltext.LockColumns(ctx, tx, "devices", id); err != nil {
+		if err := sqltext.LockColumns(ctx, tx, "widgets", id); err != nil {
 			return err
 		}
-		return sqltext.LockColumns(ctx, tx, "owners", id)
+		return sqltext.LockColumns(ctx, tx, "custodians", id)
 	})
 }
 
-// FileForward locks tickets, then seats: fs.ReadFile of an embed.FS with a file name built from the caller's.
-func FileForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want FileForward:`locks\(table:tickets ROW SHARE@L0, row:tickets FOR UPDATE@L0, table:seats ROW SHARE@L0, row:seats FOR UPDATE@L0\)`
+// FileForward locks entry_tickets, then berths: fs.ReadFile of an embed.FS with a file name built from the caller's.
+func FileForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want FileForward:`locks\(table:entry_tickets ROW SHARE@L0, row:entry_tickets FOR UPDATE@L0, table:berths ROW SHARE@L0, row:berths FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if err := sqltext.RunFile(ctx, tx, "lock_ticket", id); err != nil {
 			return err
@@ -213,8 +213,8 @@ func FileForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // w
 	})
 }
 
-// FileBackward locks tickets, then seats as well.
-func FileBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want FileBackward:`locks\(table:tickets ROW SHARE@L0, row:tickets FOR UPDATE@L0, table:seats ROW SHARE@L0, row:seats FOR UPDATE@L0\)`
+// FileBackward locks entry_tickets, then berths as well.
+func FileBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want FileBackward:`locks\(table:entry_tickets ROW SHARE@L0, row:entry_tickets FOR UPDATE@L0, table:berths ROW SHARE@L0, row:berths FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if err := sqltext.RunFile(ctx, tx, "lock_ticket", id); err != nil {
 			return err
@@ -223,8 +223,8 @@ func FileBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // 
 	})
 }
 
-// NamedForward locks vouchers, then wallets: (embed.FS).ReadFile in a helper of the helper.
-func NamedForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want NamedForward:`locks\(table:vouchers ROW SHARE@L0, row:vouchers FOR UPDATE@L0, table:wallets ROW SHARE@L0, row:wallets FOR UPDATE@L0\)`
+// NamedForward locks credit_notes, then coin_purses: (embed.FS).ReadFile in a helper of the helper.
+func NamedForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want NamedForward:`locks\(table:credit_notes ROW SHARE@L0, row:credit_notes FOR UPDATE@L0, table:coin_purses ROW SHARE@L0, row:coin_purses FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if err := sqltext.Lock(ctx, tx, "voucher", id); err != nil {
 			return err
@@ -233,8 +233,8 @@ func NamedForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // 
 	})
 }
 
-// NamedBackward locks vouchers, then wallets as well.
-func NamedBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want NamedBackward:`locks\(table:vouchers ROW SHARE@L0, row:vouchers FOR UPDATE@L0, table:wallets ROW SHARE@L0, row:wallets FOR UPDATE@L0\)`
+// NamedBackward locks credit_notes, then coin_purses as well.
+func NamedBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want NamedBackward:`locks\(table:credit_notes ROW SHARE@L0, row:credit_notes FOR UPDATE@L0, table:coin_purses ROW SHARE@L0, row:coin_purses FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if err := sqltext.Lock(ctx, tx, "voucher", id); err != nil {
 			return err
@@ -243,22 +243,22 @@ func NamedBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { //
 	})
 }
 
-// TwoLevelsForward locks rooms, then guests: a helper of this package passing the table on to sqltext.LockRow.
-func TwoLevelsForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want TwoLevelsForward:`locks\(table:rooms ROW SHARE@L0, row:rooms FOR UPDATE@L0, table:guests ROW SHARE@L0, row:guests FOR UPDATE@L0\)`
+// TwoLevelsForward locks cabins, then lodgers: a helper of this package passing the table on to sqltext.LockRow.
+func TwoLevelsForward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want TwoLevelsForward:`locks\(table:cabins ROW SHARE@L0, row:cabins FOR UPDATE@L0, table:lodgers ROW SHARE@L0, row:lodgers FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := reserve(ctx, tx, "rooms", id); err != nil {
+		if err := reserve(ctx, tx, "cabins", id); err != nil {
 			return err
 		}
-		return reserve(ctx, tx, "guests", id)
+		return reserve(ctx, tx, "lodgers", id)
 	})
 }
 
-// TwoLevelsBackward locks rooms, then guests as well.
-func TwoLevelsBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want TwoLevelsBackward:`locks\(table:rooms ROW SHARE@L0, row:rooms FOR UPDATE@L0, table:guests ROW SHARE@L0, row:guests FOR UPDATE@L0\)`
+// TwoLevelsBackward locks cabins, then lodgers as well.
+func TwoLevelsBackward(ctx context.Context, pool *pgxpool.Pool, id int64) error { // want TwoLevelsBackward:`locks\(table:cabins ROW SHARE@L0, row:cabins FOR UPDATE@L0, table:lodgers ROW SHARE@L0, row:lodgers FOR UPDATE@L0\)`
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := reserve(ctx, tx, "rooms", id); err != nil {
+		if err := reserve(ctx, tx, "cabins", id); err != nil {
 			return err
 		}
-		return reserve(ctx, tx, "guests", id)
+		return reserve(ctx, tx, "lodgers", id)
 	})
 }

@@ -1,1 +1,1 @@
-SELECT id FROM badges WHERE id = $1 FOR UPDATE
+SELECT id FROM lanyards WHERE id = $1 FOR UPDATE

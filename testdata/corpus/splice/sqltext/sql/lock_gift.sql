@@ -1,1 +1,1 @@
-SELECT id FROM gifts WHERE id = $1 FOR UPDATE
+SELECT id FROM gift_tokens WHERE id = $1 FOR UPDATE

@@ -1,1 +1,1 @@
-SELECT id FROM passes WHERE id = $1 FOR UPDATE
+SELECT id FROM hall_passes WHERE id = $1 FOR UPDATE

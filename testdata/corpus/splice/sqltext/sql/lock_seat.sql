@@ -1,2 +1,2 @@
 -- name: lock seat
-SELECT id FROM seats WHERE id = $1 FOR UPDATE
+SELECT id FROM berths WHERE id = $1 FOR UPDATE

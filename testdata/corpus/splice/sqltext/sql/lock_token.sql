@@ -1,1 +1,1 @@
-SELECT id FROM tokens WHERE id = $1 FOR UPDATE
+SELECT id FROM tally_marks WHERE id = $1 FOR UPDATE

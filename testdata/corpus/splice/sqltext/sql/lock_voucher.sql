@@ -1,1 +1,1 @@
-SELECT id FROM vouchers WHERE id = $1 FOR UPDATE
+SELECT id FROM credit_notes WHERE id = $1 FOR UPDATE

@@ -1,1 +1,1 @@
-SELECT id FROM wallets WHERE id = $1 FOR UPDATE
+SELECT id FROM coin_purses WHERE id = $1 FOR UPDATE
