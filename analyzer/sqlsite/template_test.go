@@ -52,6 +52,11 @@ func runMethod(name string) {
 	sink(string(b))
 }
 
+//go:embed sql/lock.sql
+var lockBytes []byte
+
+func EmbeddedBytes() { sink(string(lockBytes)) }
+
 func Const() { lockRow("accounts") }
 
 func Alternatives(b bool) {
@@ -174,6 +179,9 @@ func TestBind(t *testing.T) {
 					got.SQL, got.Params, tmpls, got.Unknown, got.Why, tt.sql, tt.params, tt.templates, tt.why)
 			}
 		})
+	}
+	if got := sqlsite.Resolve(onlyCall(t, pkg, "EmbeddedBytes", "sink").Args[0]); !slices.Equal(got.SQL, []string{"SELECT * FROM jobs FOR UPDATE"}) || got.Unknown {
+		t.Errorf("a //go:embed []byte variable: Resolve = %+v", got)
 	}
 	// The candidate files travel with the template; a file the directory
 	// pattern leaves out is not one of them.
