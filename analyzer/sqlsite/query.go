@@ -396,7 +396,10 @@ func (r *resolver) stores(a *ssa.Alloc, depth int) alts {
 		}
 	}
 	if !found {
-		return unknown("a variable set at run time")
+		if a.Comment != "" {
+			return unknown("variable " + a.Comment + ", set through its address at run time")
+		}
+		return unknown("a variable set through its address at run time")
 	}
 	return out
 }
