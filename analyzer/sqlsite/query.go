@@ -203,6 +203,10 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 			return r.value(v.X, depth+1)
 		case isBytes(v.X.Type()) && isString(v.Type()):
 			return r.bytes(v.X, depth+1)
+		case isInteger(v.X.Type()) && isInteger(v.Type()):
+			// int64(shard): the same number, as fmt prints it (a
+			// constant argument is converted by the compiler).
+			return r.value(v.X, depth+1)
 		}
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
@@ -340,6 +344,11 @@ func hasStringMethod(t types.Type) bool {
 		}
 	}
 	return false
+}
+
+func isInteger(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0
 }
 
 func isBytes(t types.Type) bool {

@@ -64,13 +64,17 @@ const (
 
 // Node is one operation of a Template.
 type Node struct {
-	Op     NodeOp
-	Text   string // OpConst: a string's value, or a number's or bool's Go text; OpCall: the function
-	Kind   ConstKind
+	Op NodeOp
+	// Text is an OpConst's value (a number's or bool's as Go prints it)
+	// and an OpCall's function ("strings.TrimSpace").
+	Text string
+	Kind ConstKind // of an OpConst
+	// Param is an OpParam's parameter; Spread says it stands for the
+	// elements of that variadic parameter.
 	Param  int
 	Spread bool
-	Args   []Node
-	Files  []File
+	Args   []Node // the operands of OpConcat, OpFormat, OpFile and OpCall
+	Files  []File // OpFile's candidate files
 }
 
 // File is an embedded file a name may pick: a slice sorted by Name rather

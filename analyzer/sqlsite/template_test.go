@@ -35,7 +35,7 @@ func (s shard) String() string { return "s" }
 
 func lockRow(table string) { sink(fmt.Sprintf("SELECT * FROM %s WHERE id = $1 FOR UPDATE", table)) }
 
-func limit(table string, n int) { sink("SELECT * FROM " + table + fmt.Sprintf(" LIMIT %d", n)) }
+func limit(table string, n int) { sink("SELECT * FROM " + table + fmt.Sprintf(" LIMIT %d", int64(n))) }
 
 func execf(format string, args ...any) { sink(fmt.Sprintf(format, args...)) }
 
