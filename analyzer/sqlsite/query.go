@@ -16,8 +16,13 @@ import (
 // so that a long chain of branches cannot blow up the analysis.
 const maxTexts = 32
 
-// maxDepth bounds how far resolution follows calls and definitions.
-const maxDepth = 12
+// maxDepth bounds how deep resolution follows the expressions that build a
+// value (a concatenation of twenty parts is twenty deep), and maxCalls how
+// many functions it resolves inline, one inside the other.
+const (
+	maxDepth = 64
+	maxCalls = 4
+)
 
 // Text is what is known about the SQL text a string value can hold.
 type Text struct {
@@ -67,6 +72,8 @@ type resolver struct {
 	// lockQuery(table string)) to what its call site passes, resolved in
 	// the call site's own environment.
 	env map[ssa.Value]bound
+	// calls counts the functions being resolved inline.
+	calls int
 }
 
 // bound is a value passed to a function resolved inline, with the
@@ -449,6 +456,11 @@ func (r *resolver) call(c *ssa.Call, index, depth int) alts {
 	if callee.Blocks == nil || index >= callee.Signature.Results().Len() || !isString(callee.Signature.Results().At(index).Type()) {
 		return unknown(describe(c))
 	}
+	if r.calls >= maxCalls {
+		return unknown(describe(c) + ", through too many functions")
+	}
+	r.calls++
+	defer func() { r.calls-- }()
 	// Bind the callee's parameters (and a closure's free variables) to
 	// the call's arguments, resolved here in the caller.
 	env := map[ssa.Value]bound{}

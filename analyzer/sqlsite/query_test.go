@@ -217,6 +217,20 @@ func ClosureHelper(table string) {
 	sink(build())
 }
 
+func LongConcat(a string) {
+	sink("SELECT " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + ", " + a + " FROM t")
+}
+
+func level1(t string) string { return level2(t) }
+func level2(t string) string { return level3(t) }
+func level3(t string) string { return level4(t) }
+func level4(t string) string { return level5(t) }
+func level5(t string) string { return "LOCK TABLE " + t }
+
+func Levels() { sink(level2("a")) }
+
+func TooManyLevels() { sink(level1("a")) }
+
 func ListRuntime() {
 	for _, q := range []string{"LOCK TABLE b", os.Getenv("Q")} {
 		sink(q)
@@ -260,6 +274,9 @@ func TestResolve(t *testing.T) {
 		{fn: "ListLoop", sql: []string{"LOCK TABLE b", "LOCK TABLE a"}, seq: true},
 		{fn: "ListIndex", sql: []string{"LOCK TABLE a"}},
 		{fn: "ListRuntime", unknown: true},
+		{fn: "LongConcat", templates: []string{`"SELECT " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + " FROM t"`}},
+		{fn: "Levels", sql: []string{"LOCK TABLE a"}},
+		{fn: "TooManyLevels", unknown: true},
 		{fn: "SprintfQuoted", sql: []string{`SELECT * FROM "t" WHERE "t".id = 3`}},
 		{fn: "SprintfParamArg", templates: []string{`sprintf("SELECT * FROM %s LIMIT %d", p0, p1)`}},
 		{fn: "SprintfSpread", templates: []string{`sprintf(p0, p1...)`}},
