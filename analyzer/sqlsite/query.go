@@ -518,7 +518,7 @@ func formatAll(formats []Node, argCombos [][]Node) alts {
 	for _, f := range formats {
 		for _, c := range argCombos {
 			if len(out.nodes) >= maxTexts {
-				out.unknown, out.why = true, "too many alternative texts"
+				out.unknown, out.why = true, tooMany
 				return out
 			}
 			n, why := fold(Node{Op: OpFormat, Args: append([]Node{f}, c...)})
@@ -556,16 +556,10 @@ func (r *resolver) elemAlts(v ssa.Value, fn string, depth int) ([][]Node, string
 		if a.unknown {
 			return nil, fmt.Sprintf("argument %d of %s is not constant: %s", i+2, fn, a.why)
 		}
-		var next [][]Node
-		for _, c := range combos {
-			for _, n := range a.nodes {
-				if len(next) >= maxTexts {
-					break
-				}
-				next = append(next, append(slices.Clone(c), n))
-			}
+		var over bool
+		if combos, over = cross(combos, singles(a.nodes)); over {
+			return nil, tooMany
 		}
-		combos = next
 	}
 	return combos, ""
 }
@@ -645,16 +639,10 @@ func (r *resolver) stringsCall(fn string, args []ssa.Value, depth int) alts {
 		if x.unknown {
 			return unknown(fmt.Sprintf("argument %d of %s is not constant: %s", i+1, fn, x.why))
 		}
-		var next [][]Node
-		for _, c := range combos {
-			for _, n := range x.nodes {
-				if len(next) >= maxTexts {
-					break
-				}
-				next = append(next, append(slices.Clone(c), n))
-			}
+		var over bool
+		if combos, over = cross(combos, singles(x.nodes)); over {
+			return unknown(tooMany)
 		}
-		combos = next
 	}
 	var out alts
 	for _, c := range combos {
@@ -673,7 +661,7 @@ func concat(a, b alts) alts {
 	for _, x := range a.nodes {
 		for _, y := range b.nodes {
 			if len(out.nodes) >= maxTexts {
-				out.unknown, out.why = true, "too many alternative texts"
+				out.unknown, out.why = true, tooMany
 				return out
 			}
 			n, why := fold(Node{Op: OpConcat, Args: []Node{x, y}})
@@ -709,7 +697,7 @@ func union(a, b alts) alts {
 		out.nodes = out.nodes[:maxTexts]
 		out.unknown = true
 		if out.why == "" {
-			out.why = "too many alternative texts"
+			out.why = tooMany
 		}
 	}
 	return out

@@ -231,6 +231,24 @@ func Levels() { sink(level2("a")) }
 
 func TooManyLevels() { sink(level1("a")) }
 
+func six(n int) string {
+	switch n {
+	case 1:
+		return "a"
+	case 2:
+		return "b"
+	case 3:
+		return "c"
+	case 4:
+		return "d"
+	case 5:
+		return "e"
+	}
+	return "f"
+}
+
+func ManyAlternatives(n, m int) { sink(fmt.Sprintf("LOCK TABLE %s, %s", six(n), six(m))) }
+
 func ListRuntime() {
 	for _, q := range []string{"LOCK TABLE b", os.Getenv("Q")} {
 		sink(q)
@@ -276,6 +294,7 @@ func TestResolve(t *testing.T) {
 		{fn: "ListRuntime", unknown: true},
 		{fn: "LongConcat", templates: []string{`"SELECT " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + " FROM t"`}},
 		{fn: "Levels", sql: []string{"LOCK TABLE a"}},
+		{fn: "ManyAlternatives", unknown: true},
 		{fn: "TooManyLevels", unknown: true},
 		{fn: "SprintfQuoted", sql: []string{`SELECT * FROM "t" WHERE "t".id = 3`}},
 		{fn: "SprintfParamArg", templates: []string{`sprintf("SELECT * FROM %s LIMIT %d", p0, p1)`}},

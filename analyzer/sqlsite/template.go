@@ -321,6 +321,34 @@ func applyStrings(fn string, args []Node) (string, bool) {
 	return "", false
 }
 
+// tooMany is the reason given for a text with more alternatives than
+// maxTexts: the ones left out are queries the analysis does not see.
+const tooMany = "too many alternative texts"
+
+// cross extends each combination with each choice, keeping at most
+// maxTexts combinations; it reports whether some were left out.
+func cross(combos, choices [][]Node) ([][]Node, bool) {
+	var next [][]Node
+	for _, c := range combos {
+		for _, ch := range choices {
+			if len(next) >= maxTexts {
+				return next, true
+			}
+			next = append(next, append(slices.Clone(c), ch...))
+		}
+	}
+	return next, false
+}
+
+// singles makes each node a one-node choice.
+func singles(nodes []Node) [][]Node {
+	choices := make([][]Node, len(nodes))
+	for i, n := range nodes {
+		choices[i] = []Node{n}
+	}
+	return choices
+}
+
 // binder gives the alternatives of the value a caller passes for a
 // parameter: one node each, or, for a spread parameter, the list of its
 // elements. It returns the reason when the value is not known.
@@ -365,16 +393,10 @@ func subst(n Node, bind binder) ([]Node, string) {
 				choices = append(choices, []Node{x})
 			}
 		}
-		var next [][]Node
-		for _, c := range combos {
-			for _, ch := range choices {
-				if len(next) >= maxTexts {
-					break
-				}
-				next = append(next, append(slices.Clone(c), ch...))
-			}
+		var over bool
+		if combos, over = cross(combos, choices); over {
+			return nil, tooMany
 		}
-		combos = next
 	}
 	out := make([]Node, 0, len(combos))
 	for _, c := range combos {
