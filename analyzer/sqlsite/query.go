@@ -570,13 +570,32 @@ func (r *resolver) join(args []ssa.Value, depth int) alts {
 	if len(args) != 2 {
 		return unknown("a call of strings.Join")
 	}
-	vals, ok := r.sliceLiteral(args[0])
-	if !ok {
-		return unknown("the elements of strings.Join are a slice built at run time")
-	}
 	sep := r.value(args[1], depth+1)
 	if sep.unknown {
 		return unknown("the separator of strings.Join is not constant: " + sep.why)
+	}
+	vals, ok := r.sliceLiteral(args[0])
+	if !ok {
+		// The elements a caller passes (conds ...string): joined where
+		// it binds them.
+		elems, why := r.elemAlts(args[0], "strings.Join", depth)
+		if why != "" {
+			return unknown("the elements of strings.Join are a slice built at run time")
+		}
+		var out alts
+		for _, e := range elems {
+			for _, s := range sep.nodes {
+				n, why := fold(Node{Op: OpCall, Text: "strings.Join", Args: append(slices.Clone(e), s)})
+				if why != "" {
+					return unknown(why)
+				}
+				out.nodes = append(out.nodes, n)
+			}
+		}
+		if len(out.nodes) > maxTexts {
+			return unknown(tooMany)
+		}
+		return out
 	}
 	if len(vals) == 0 {
 		return single(constNode(""))

@@ -197,7 +197,9 @@ func Joined() { sink("SELECT " + strings.Join([]string{"a", "b"}, ", ") + " FROM
 
 func JoinedGlobal(table string) { sink("SELECT " + strings.Join(cols, ", ") + " FROM " + table) }
 
-func JoinedRuntime(xs []string) { sink("SELECT " + strings.Join(xs, ", ")) }
+func JoinedParam(xs []string) { sink("SELECT " + strings.Join(xs, ", ")) }
+
+func JoinedRuntime() { sink("SELECT " + strings.Join(os.Args, ", ")) }
 
 func Replaced() {
 	sink(strings.TrimSpace(strings.ReplaceAll("  LOCK TABLE {t}  ", "{t}", "accounts")))
@@ -308,6 +310,7 @@ func TestResolve(t *testing.T) {
 		{fn: "Buffered", sql: []string{"DELETE FROM t"}},
 		{fn: "Joined", sql: []string{"SELECT a, b FROM t"}},
 		{fn: "JoinedGlobal", templates: []string{`"SELECT id, status FROM " + p0`}},
+		{fn: "JoinedParam", templates: []string{`"SELECT " + strings.Join(p0..., ", ")`}},
 		{fn: "JoinedRuntime", unknown: true},
 		{fn: "Replaced", sql: []string{"LOCK TABLE accounts"}},
 		{fn: "Itoa", templates: []string{`"SELECT * FROM t_3 WHERE x = " + strconv.Itoa(p0)`}},

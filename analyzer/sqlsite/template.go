@@ -272,8 +272,17 @@ var stringsFuncs = map[string]int{
 	"strconv.Itoa": 1, "strconv.FormatInt": 2, "strconv.Quote": 1,
 }
 
-// applyStrings computes a function of stringsFuncs on constants.
+// applyStrings computes a function of stringsFuncs on constants, and
+// strings.Join of elements bound by a caller (its arguments are then the
+// elements, then the separator).
 func applyStrings(fn string, args []Node) (string, bool) {
+	if fn == "strings.Join" && len(args) > 0 {
+		elems := make([]string, len(args)-1)
+		for i, a := range args[:len(args)-1] {
+			elems[i] = a.Text
+		}
+		return strings.Join(elems, args[len(args)-1].Text), true
+	}
 	if len(args) != stringsFuncs[fn] {
 		return "", false
 	}

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 )
 
 func sink(q string) {}
@@ -38,6 +39,16 @@ func lockRow(table string) { sink(fmt.Sprintf("SELECT * FROM %s WHERE id = $1 FO
 func limit(table string, n int) { sink("SELECT * FROM " + table + fmt.Sprintf(" LIMIT %d", int64(n))) }
 
 func execf(format string, args ...any) { sink(fmt.Sprintf(format, args...)) }
+
+func lockWhere(table string, conds ...string) {
+	sink("SELECT id FROM " + table + " WHERE " + strings.Join(conds, " AND ") + " FOR UPDATE")
+}
+
+func Where() { lockWhere("jobs", "queue = 'a'", "state = 'ready'") }
+
+func WhereList() { lockWhere("jobs", []string{"id = $1"}...) }
+
+func WhereRuntime(conds []string) { lockWhere("jobs", append(conds, "x")...) }
 
 //go:embed sql/*.sql
 var files embed.FS
@@ -160,6 +171,9 @@ func TestBind(t *testing.T) {
 		{caller: "PrintfForward", helper: "execf", templates: []string{`sprintf("UPDATE %s SET n = 1", p0...)`}},
 		{caller: "PrintfRuntime", helper: "execf", why: "parameter args... of p.execf: argument 2 of the call is not constant: the result of os.Getenv"},
 		{caller: "PrintfAppended", helper: "execf", why: "parameter args... of p.execf: the arguments of the call are a slice built at run time"},
+		{caller: "Where", helper: "lockWhere", sql: []string{"SELECT id FROM jobs WHERE queue = 'a' AND state = 'ready' FOR UPDATE"}},
+		{caller: "WhereList", helper: "lockWhere", sql: []string{"SELECT id FROM jobs WHERE id = $1 FOR UPDATE"}},
+		{caller: "WhereRuntime", helper: "lockWhere", why: "parameter conds... of p.lockWhere: the arguments of the call are a slice built at run time"},
 		{caller: "File", helper: "runFile", sql: []string{"SELECT * FROM jobs FOR UPDATE"}},
 		{caller: "FileMissing", helper: "runFile", why: `no embedded file "sql/nope.sql"`},
 		{caller: "FileForward", helper: "runFile", templates: []string{`file("sql/" + p0 + ".sql")`}},
