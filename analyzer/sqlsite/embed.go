@@ -285,12 +285,18 @@ func (r *resolver) readFile(c *ssa.Call, depth int) (alts, bool) {
 		}
 		re := filePattern(n)
 		var files []File // sorted, as set.files is
+		size := 0
 		for _, f := range set.files {
 			if re.MatchString(f) {
 				if text, ok := set.read(f); ok {
 					files = append(files, File{Name: f, Text: text})
+					size += len(text)
 				}
 			}
+		}
+		if size > maxFilesSize {
+			out.unknown, out.why = true, fmt.Sprintf("one of %d embedded files of %s (%d bytes in all, more than the analysis carries to callers)", len(files), g.Name(), size)
+			continue
 		}
 		if len(files) == 0 {
 			out.unknown, out.why = true, fmt.Sprintf("no embedded file of %s matches %s", g.Name(), n)

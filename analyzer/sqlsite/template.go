@@ -89,6 +89,9 @@ const (
 	maxNodes    = 64      // nodes in one template
 	maxFiles    = 64      // candidate files of one embed.FS read
 	maxFileSize = 1 << 20 // bytes of one embedded file
+	// maxFilesSize bounds the bytes of the candidate files a template
+	// carries: summaries (facts) copy them at every helper level.
+	maxFilesSize = 256 << 10
 )
 
 func constNode(s string) Node { return Node{Op: OpConst, Text: s} }
