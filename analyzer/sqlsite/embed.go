@@ -20,8 +20,9 @@ import (
 // ReadFile: go vet (unitchecker) and analysistest only let a pass read the
 // package's Go files and its NonGoFiles, and the go command does not count
 // embedded files among those. Reading them from disk works the same in all
-// three drivers, and each driver's cache keys on them: the go command hashes
-// EmbedFiles into the vet action, the pglockorder command into its own key.
+// three drivers. The go command's vet action keys on them (through the
+// compile action, which hashes EmbedFiles), the pglockorder command's result
+// cache too.
 
 // embedCache maps "file:line" of a variable declaration to its *embedSet,
 // so that a directive is read once however often the query is resolved.
