@@ -19,9 +19,13 @@ const maxTexts = 32
 // maxDepth bounds how deep resolution follows the expressions that build a
 // value (a concatenation of twenty parts is twenty deep), and maxCalls how
 // many functions it resolves inline, one inside the other.
+// maxSteps bounds the values one resolution looks at: a value built from
+// itself twice over (q = q + q, again and again) would otherwise cost
+// exponential time.
 const (
 	maxDepth = 64
 	maxCalls = 4
+	maxSteps = 20000
 )
 
 // Text is what is known about the SQL text a string value can hold.
@@ -72,8 +76,9 @@ type resolver struct {
 	// lockQuery(table string)) to what its call site passes, resolved in
 	// the call site's own environment.
 	env map[ssa.Value]bound
-	// calls counts the functions being resolved inline.
-	calls int
+	// calls counts the functions being resolved inline, steps the values
+	// looked at.
+	calls, steps int
 }
 
 // bound is a value passed to a function resolved inline, with the
@@ -168,7 +173,8 @@ func (r *resolver) resolve(v ssa.Value, depth int) alts { return r.value(v, dept
 // value returns the alternatives of a value of any basic type: a string,
 // or a number or bool formatted into one.
 func (r *resolver) value(v ssa.Value, depth int) alts {
-	if depth > maxDepth {
+	r.steps++
+	if depth > maxDepth || r.steps > maxSteps {
 		return unknown("a value built through too many steps")
 	}
 	if r.seen[v] {

@@ -251,6 +251,41 @@ func six(n int) string {
 
 func ManyAlternatives(n, m int) { sink(fmt.Sprintf("LOCK TABLE %s, %s", six(n), six(m))) }
 
+func Doubled() {
+	q := "x"
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	q = q + q
+	sink(q)
+}
+
 func ListRuntime() {
 	for _, q := range []string{"LOCK TABLE b", os.Getenv("Q")} {
 		sink(q)
@@ -297,6 +332,7 @@ func TestResolve(t *testing.T) {
 		{fn: "LongConcat", templates: []string{`"SELECT " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + ", " + p0 + " FROM t"`}},
 		{fn: "Levels", sql: []string{"LOCK TABLE a"}},
 		{fn: "ManyAlternatives", unknown: true},
+		{fn: "Doubled", unknown: true},
 		{fn: "TooManyLevels", unknown: true},
 		{fn: "SprintfQuoted", sql: []string{`SELECT * FROM "t" WHERE "t".id = 3`}},
 		{fn: "SprintfParamArg", templates: []string{`sprintf("SELECT * FROM %s LIMIT %d", p0, p1)`}},
