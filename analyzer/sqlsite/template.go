@@ -36,8 +36,8 @@ const (
 	// OpConst is a constant: Text, of kind Kind.
 	OpConst NodeOp = iota
 	// OpParam is the value of the function's parameter Param; with Spread,
-	// every element of that variadic slice parameter, as arguments of the
-	// enclosing OpFormat.
+	// every element of that slice parameter, as arguments of the enclosing
+	// OpFormat (fmt.Sprintf(format, args...)) or OpCall (strings.Join).
 	OpParam
 	// OpConcat concatenates Args.
 	OpConcat
@@ -47,7 +47,8 @@ const (
 	// holds the candidate files' texts by name, read where the embed.FS is
 	// declared.
 	OpFile
-	// OpCall applies the strings (or strconv) function Func to Args.
+	// OpCall applies the strings (or strconv) function named by Text to
+	// Args.
 	OpCall
 )
 
