@@ -191,6 +191,9 @@ type Result struct {
 	// Limits are the analysis bounds the package's functions reached
 	// (lockseq.Limit): the driver warns about them.
 	Limits []lockseq.Limit
+	// Dispatch counts the package's calls through interfaces and how
+	// they were resolved, for -v.
+	Dispatch lockseq.DispatchStats
 }
 
 // run analyses one package. A panic inside the analysis (a bug of
@@ -224,7 +227,9 @@ func analyze(pass *analysis.Pass) (any, error) {
 		// no SQL of its own and nothing imports it.
 		return res, nil
 	}
+	methods := factMethods(pass)
 	info, relevant := importedInfo(pass)
+	relevant = relevant || invokesLocking(pass, methods)
 	// The database APIs are modelled, never analysed: their bodies run
 	// SQL built at run time and would only cost time.
 	if !relevant || sqlsite.IsDriverPackage(pass.Pkg.Path()) {
@@ -246,6 +251,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 			return nil
 		},
 		SkipSQL: configured(pass), // dialects and schema from the config (dialect.go)
+		Methods: methods,          // implementations of interfaces (dispatch.go)
 	})
 	for _, fn := range sourceFuncs(pass, pkg) {
 		an.Summary(fn)
@@ -272,6 +278,8 @@ func analyze(pass *analysis.Pass) (any, error) {
 	res.Edges = an.Edges
 	res.Skipped, res.Locked = an.Skipped, orderNames(an.Locked) // SQL not analysed, lock names (debug.go)
 	res.Sites = an.Sites
+	res.Dispatch = an.Dispatch
+	debugDispatch(pass, an.Dispatch)
 	ignores.mayBeRemote(an.Edges, an.Ordered) // stale only where no other driver's finding lands (suppress.go)
 	if !deferred {
 		debugSkipped(pass, an.Skipped)

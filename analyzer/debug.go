@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"os"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -36,5 +37,17 @@ func debugSkipped(pass *analysis.Pass, skips []lockseq.Skip) {
 	}
 	for _, s := range skips {
 		debugf(pass)("%s", s)
+	}
+}
+
+// debugDispatch prints, with -debug, the calls through interfaces that had
+// too many implementations to follow. The whole-program command prints the
+// run's list itself.
+func debugDispatch(pass *analysis.Pass, st lockseq.DispatchStats) {
+	if !debugMode || deferred {
+		return
+	}
+	for _, s := range st.Unfollowed {
+		debugf(pass)("call not followed: %s", strings.Replace(s, "\t", ": ", 1))
 	}
 }

@@ -64,10 +64,12 @@ var All = []Category{
 			"stronger one on the same table: two concurrent runs deadlock. Take the locks in one order on every path " +
 			"(the message names the path that breaks the order), or serialise the paths with a common lock taken first.",
 		severityError},
-	{SessionCycle, "SessionAdvisoryCycle", "A lock-order cycle through a session-level advisory lock",
-		"A lock-order cycle passes through a session-level `pg_advisory_lock`. PostgreSQL detects it, but the session lock " +
-			"survives the error and the `ROLLBACK`: the other path stays blocked until the application unlocks or " +
-			"disconnects. Use `pg_advisory_xact_lock`, and take the locks in one order.",
+	{SessionCycle, "SessionAdvisoryCycle", "A lock-order cycle through, or under, a session-level advisory lock",
+		"A lock-order cycle passes through a session-level `pg_advisory_lock`, or one of its paths runs while its function " +
+			"holds one taken on a connection pool (\"lock-order inversion that hangs\"). PostgreSQL detects the cycle, but " +
+			"the session lock survives the error and the `ROLLBACK`: the other path, or the next run for the same key, " +
+			"stays blocked until the application unlocks or disconnects. Use `pg_advisory_xact_lock` (or a dedicated " +
+			"connection that unlocks on every path), and take the locks in one order.",
 		severityError},
 	{CrossConnection, "CrossConnectionDeadlock", "A path holds a lock on one connection while waiting on another",
 		"A path holds a lock on one connection (an open transaction, a session advisory lock) and waits on another " +

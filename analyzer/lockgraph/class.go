@@ -12,8 +12,11 @@ type ClassKind uint8
 // sort ("advisory:" < "advisory@" < "row:" < "table:"), so that sorting
 // classes by Compare and by String agree.
 const (
-	// AdvisoryKey is an advisory lock whose key is known: constants, or a
-	// parametric key whose placeholders ("?p0") the callers bind.
+	// AdvisoryKey is an advisory lock whose key is known: constants, a
+	// parametric key whose placeholders ("?p0") the callers bind, or a
+	// key shape: the run-time parts named by what the program feeds them
+	// ("(<accountid>)", "(42, <?>)"), so that every lock of accounts'
+	// keys is one class wherever it is taken.
 	AdvisoryKey ClassKind = iota + 1
 	// AdvisorySite is an advisory lock whose key is known only at run
 	// time: its own class, named after the SQL site that takes it, never
@@ -39,6 +42,22 @@ type Class struct {
 	// lock, for AdvisorySite, and for a parametric AdvisoryKey (the class
 	// it falls back to where no caller binds the key); empty otherwise.
 	Site string
+	// Shape is, for a parametric AdvisoryKey whose parameters have
+	// names, the key shape it falls back to instead of its site
+	// ("(<accountid>)" for pg_advisory_lock($1) fed the accountID
+	// parameter); empty otherwise.
+	Shape string
+}
+
+// AdvisoryParam returns the class of a parametric advisory key, such as
+// "(?p2)", taken at site, which falls back to the key shape shape (if not
+// empty) where no caller binds it.
+func AdvisoryParam(key, site, shape string) Class {
+	c := AdvisoryOf(key, site)
+	if c.Site != "" {
+		c.Shape = shape
+	}
+	return c
 }
 
 // RowsOf returns the class of the rows of a table.
@@ -89,16 +108,19 @@ func (c Class) Parametric() bool { return c.Kind == AdvisoryKey && c.Site != "" 
 // its unlock at two sites name the same key.
 func (c Class) Key() Class {
 	if c.Kind == AdvisoryKey {
-		c.Site = ""
+		c.Site, c.Shape = "", ""
 	}
 	return c
 }
 
 // Concrete is the class c has where nobody binds its key: a parametric key
-// falls back to its SQL site's own class.
+// falls back to its shape, or else to its SQL site's own class.
 func (c Class) Concrete() Class {
 	if !c.Parametric() {
 		return c
+	}
+	if c.Shape != "" {
+		return AdvisoryOf(c.Shape, "")
 	}
 	return AdvisoryAt(c.Site)
 }

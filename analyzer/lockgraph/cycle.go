@@ -1,6 +1,7 @@
 package lockgraph
 
 import (
+	"go/token"
 	"slices"
 	"sort"
 	"strings"
@@ -61,6 +62,22 @@ type Cycle struct {
 	// MissingGate is a gate that every path but the breaker holds in front
 	// of its pair: taking it there too breaks the cycle.
 	MissingGate *Lock
+	// Guards are the session advisory locks taken on a pool that a path
+	// of the cycle runs under (see guards): PostgreSQL breaks the cycle
+	// by aborting a transaction, but such a lock survives it.
+	Guards []Guard
+}
+
+// Guard is a session advisory lock, taken on a connection pool, held by a
+// function while a step of a cycle runs on another connection.
+type Guard struct {
+	// Step is the index of the step it guards.
+	Step int
+	// Func holds the lock; Path leads from Func to the statement that
+	// took it.
+	Func string
+	Lock Lock
+	Path []Frame
 }
 
 // Anchor returns the step a report points at: the breaker's, or else the
@@ -208,8 +225,10 @@ func (g *Graph) Cycles(maxLen int) []*Cycle {
 		g.searchLength(classes, index, length, seen, &out)
 	}
 	rank, weight := g.classOrder(), g.pairWeights()
+	guards := g.guardIndex()
 	for _, c := range out {
 		c.Group = groupStep(c, rank, weight)
+		c.guard(guards)
 	}
 	out = group(out)
 	sort.SliceStable(out, func(i, j int) bool {
@@ -753,4 +772,57 @@ func canonicalRotation(s []Class) []Class {
 		}
 	}
 	return append(slices.Clone(s[min:]), s[:min]...)
+}
+
+// guardKey identifies the request a guard edge waits for: its class and
+// the statement that requests it.
+type guardKey struct {
+	class Class
+	pos   token.Position
+}
+
+// guardIndex indexes the edges from a session advisory lock taken on a pool
+// to a request on another connection, by that request.
+func (g *Graph) guardIndex() map[guardKey]*Edge {
+	out := map[guardKey]*Edge{}
+	for _, e := range g.edges {
+		if !e.Held.Session || !e.Held.Pooled || !e.Held.Class.IsAdvisory() || !e.CrossConn || len(e.WantedPath) == 0 {
+			continue
+		}
+		// The function nearest to the statements: the one that takes
+		// the lock itself rather than its callers.
+		k := guardKey{e.Wanted.Class, e.WantedPath[len(e.WantedPath)-1].Pos}
+		if old, ok := out[k]; !ok || len(e.HeldPath) < len(old.HeldPath) ||
+			len(e.HeldPath) == len(old.HeldPath) && e.Func < old.Func {
+			out[k] = e
+		}
+	}
+	return out
+}
+
+// guard records the guards of the cycle's steps: a step whose first request
+// is made, on another connection, while a session advisory lock taken on a
+// pool is held (the seed's batch job: pg_advisory_lock(account) on the
+// pool, then a transaction). PostgreSQL aborts one transaction of the cycle
+// with 40P01; if it is the guarded one, its function returns an error with
+// the session lock still held on a pooled connection that nothing unlocks,
+// and the next run for the same key waits for it forever: a detected
+// deadlock becomes a hang.
+func (c *Cycle) guard(index map[guardKey]*Edge) {
+	if len(c.Steps) < 2 || len(index) == 0 {
+		return
+	}
+	for i, s := range c.Steps {
+		if len(s.HeldPath) == 0 {
+			continue
+		}
+		e, ok := index[guardKey{s.Held.Class, s.HeldPath[len(s.HeldPath)-1].Pos}]
+		if !ok {
+			continue
+		}
+		c.Guards = append(c.Guards, Guard{Step: i, Func: e.Func, Lock: e.Held, Path: e.HeldPath})
+		if c.Severity < SessionAdvisory {
+			c.Severity = SessionAdvisory
+		}
+	}
 }

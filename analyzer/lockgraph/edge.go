@@ -42,6 +42,9 @@ type Lock struct {
 	// Session marks a session-level advisory lock, which survives
 	// ROLLBACK and the deadlock error.
 	Session bool
+	// Pooled marks a session lock taken on a connection pool: nothing
+	// ties its unlock to the connection that holds it.
+	Pooled bool
 }
 
 // String describes the lock for people: "rows of subscriptions (FOR UPDATE)".
@@ -83,8 +86,8 @@ type Edge struct {
 // key identifies an edge for de-duplication: one witness per function,
 // classes, modes and kind of wait.
 func (e *Edge) key() string {
-	return fmt.Sprintf("%s|%s|%d|%t|%t|%s|%d|%t|%t|%t|%v", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
-		e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.Wanted.Session, e.CrossConn, e.Gates)
+	return fmt.Sprintf("%s|%s|%d|%t|%t|%t|%s|%d|%t|%t|%t|%v", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
+		e.Held.Pooled, e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.Wanted.Session, e.CrossConn, e.Gates)
 }
 
 // Anchor is the position a report about this edge points at: where the

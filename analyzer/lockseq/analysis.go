@@ -24,6 +24,13 @@ type Env struct {
 	// SkipSQL, if set, says why a SQL text is not to be analysed as
 	// PostgreSQL (another database's dialect), or "".
 	SkipSQL func(sql string) string
+	// Methods, if set, lists the methods named name of other packages
+	// that have a summary (they take locks), wherever they are declared:
+	// calls through an interface apply those of them that implement it
+	// (dispatch.go). A driver lists what its facts hold: the whole
+	// program in the pglockorder command, the package's dependencies in
+	// go vet.
+	Methods func(name string) []*types.Func
 }
 
 // Leak is a session advisory lock taken on a pool: the unlock may run on
@@ -75,8 +82,16 @@ type Analysis struct {
 	siteSeen map[Site]bool
 
 	skipSeen map[string]bool
+	// Dispatch counts the calls through interfaces and how they were
+	// resolved (dispatch.go).
+	Dispatch DispatchStats
 	// impls caches the implementations of interface methods (dispatch.go).
-	impls map[string][]*ssa.Function
+	impls map[string]implEntry
+	// typesByMethod indexes the named types of the package and its
+	// imports by method name (dispatch.go).
+	typesByMethod map[string][]*types.Named
+	// ifacePaths caches the handle paths of interface types (dispatch.go).
+	ifacePaths map[string][][]string
 }
 
 // New returns an analysis for one package.

@@ -171,6 +171,21 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 	if inv.Param < 0 || inv.Param >= len(args) || args[inv.Param] == nil {
 		return
 	}
+	switch fn := funcSource(args[inv.Param]).(type) {
+	case *ssa.Parameter, *ssa.FreeVar:
+		// The callback is this function's own parameter (a runner
+		// that hands its callback on to pgx.BeginFunc's): this
+		// function invokes it, with the handles the callee passes,
+		// while what the callee holds is held.
+		flows := make([]Flow, len(inv.Args))
+		for i, a := range inv.Args {
+			flows[i] = Flow{Result: a.Result, Path: a.Path, Handle: fa.mapHandle(a.Handle, site, "", bind)}
+		}
+		lent := fa.lend(inv.Held, inv.Surely, mapped, st)
+		fa.recordInvoke(fn, flows, st)
+		fa.unlend(lent, st)
+		return
+	}
 	callee, bindings := funcValue(args[inv.Param])
 	if callee == nil {
 		return
@@ -201,7 +216,11 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 		if before[i] {
 			continue
 		}
-		if e := fa.events[i]; strings.HasPrefix(string(e.Tx), private) && strings.HasPrefix(string(e.Conn), private) {
+		// A transaction the callee began and ended around the
+		// callback releases its locks; a session lock stays with the
+		// connection unless that is the callee's own too.
+		e := fa.events[i]
+		if privateRef(e.Tx, private) && (e.Hold == HoldTx || privateRef(e.Conn, private)) {
 			st.drop(i)
 		}
 	}
@@ -248,4 +267,12 @@ func (fa *fnAnalysis) unlend(lent []int, st *state) {
 	for _, h := range lent {
 		st.drop(h)
 	}
+}
+
+// privateRef reports whether r names a handle a callee created at the call
+// site whose handles are prefixed private ("C3"): "C3/L0", "C3.1/L0" or
+// "C3#impl0/L0", not "C31/L0".
+func privateRef(r Ref, private string) bool {
+	rest, ok := strings.CutPrefix(string(r), private)
+	return ok && rest != "" && (rest[0] == '/' || rest[0] == '.' || rest[0] == '#')
 }

@@ -75,11 +75,13 @@ func (fa *fnAnalysis) ctxCall(c *ssa.Call, path []string, depth int) (Handle, bo
 }
 
 // ctxPassThrough reports whether a flow at path p of a context is only
-// some context's own transaction passed on (a callback called with the
-// caller's ctx): such flows would be in the summary of every function that
-// passes a context to a callback, for the rare program that keeps a
-// transaction there, so they are left out. A context that carries a
-// transaction this function or its callees stored is kept.
+// some context's own transaction passed on: a function that returns the
+// context it was given (or one derived from it) returns no transaction of
+// its own, and such flows would be in the summary of every function that
+// returns a context, so they are left out of returns. A callback invoked
+// with the caller's ctx (retry(ctx, fn)) keeps the flow: the transaction
+// the caller's context carries is the one the callback's statements run
+// on.
 func ctxPassThrough(p []string, h Handle) bool {
 	return ctxPath(p) && strings.HasSuffix(string(h.Ref), "."+ctxTx)
 }

@@ -117,6 +117,9 @@ type fnAnalysis struct {
 	tries map[int]tryRef
 	// limited are the bounds reached (limits.go), each said once.
 	limited map[string]bool
+	// dispatched are the calls through interfaces met, counted once
+	// (dispatch.go).
+	dispatched map[token.Pos]bool
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -294,7 +297,7 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 		fa.dispatch(site, c, st) // an interface method: its implementations
 		return
 	}
-	switch v := c.Value.(type) {
+	switch v := funcSource(c.Value).(type) {
 	case *ssa.Parameter, *ssa.FreeVar:
 		fa.invoke(v, c.Args, st)
 		return
@@ -327,20 +330,28 @@ func calleeValues(args, bindings []ssa.Value, nparams int) []ssa.Value {
 // the handles the arguments carry (execTx(ctx, func(q *Queries) error),
 // which runs the callback on queries bound to a transaction it begins).
 func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value, st *state) {
-	var param int
+	var flows []Flow
+	for j, arg := range args {
+		flows = append(flows, fa.handleFlows(j, arg, arg.Type())...)
+	}
+	fa.recordInvoke(fn, flows, st)
+}
+
+// recordInvoke records that the function invokes its function-valued
+// parameter (or free variable) fn, passing the handles flows lists, while
+// st's locks are held.
+func (fa *fnAnalysis) recordInvoke(fn ssa.Value, flows []Flow, st *state) {
+	param := -1
 	switch v := fn.(type) {
 	case *ssa.Parameter:
 		param = slices.Index(fa.fn.Params, v)
 	case *ssa.FreeVar:
 		param = len(fa.fn.Params) + slices.Index(fa.fn.FreeVars, v)
 	}
-	inv := Invoke{Param: param}
-	for j, arg := range args {
-		inv.Args = append(inv.Args, fa.handleFlows(j, arg, arg.Type())...)
-	}
-	if len(inv.Args) == 0 {
+	if param < 0 || len(flows) == 0 {
 		return
 	}
+	inv := Invoke{Param: param, Args: flows}
 	held, surely := sortedKeys(st.held), sortedKeys(st.must)
 	key := fmt.Sprint(inv.Param, inv.Args)
 	if i, ok := fa.invokes[key]; ok {
@@ -389,6 +400,17 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 		tx.Conn = recv.Conn
 	default:
 		tx.Conn = tx.Ref
+	}
+	switch fn := funcSource(op.Args[op.Func]).(type) {
+	case *ssa.Parameter, *ssa.FreeVar:
+		// The callback is this function's own parameter (a retry
+		// wrapper around db.Transaction): its callers run it on the
+		// transaction begun here.
+		fa.recordInvoke(fn, []Flow{{Result: op.FuncTx, Handle: tx}}, st)
+		if tx.Ref != recv.Ref {
+			fa.endTx(tx, st)
+		}
+		return
 	}
 	callee, bindings := funcValue(op.Args[op.Func])
 	if callee == nil {
@@ -475,6 +497,9 @@ func (fa *fnAnalysis) flows() {
 		}
 		for r, v := range ret.Results {
 			for _, f := range fa.handleFlows(r, v, results.At(r).Type()) {
+				if ctxPassThrough(strings.Split(f.Path, "."), f.Handle) {
+					continue
+				}
 				// The first return that yields a handle at a path wins.
 				if !slices.ContainsFunc(fa.sum.Returns, func(g Flow) bool { return g.Result == f.Result && g.Path == f.Path }) {
 					fa.sum.Returns = append(fa.sum.Returns, f)
@@ -491,17 +516,46 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
 		return nil
 	}
+	paths := fa.a.valuePaths(fa.fn.Prog, t)
+	if types.IsInterface(t) && !isContextType(t) && sqlsite.KindOf(t) == sqlsite.NotHandle {
+		// A value of an interface type carries the handles of its
+		// dynamic value: repos{tx: tx} handed to a callback as a
+		// Repos, returned as a Store; when the value is not made here
+		// (a Tx a Begin method returned), the handles of any type the
+		// program has that implements the interface.
+		if d := dynamicValue(v); d != nil {
+			v, t = d, d.Type()
+			paths = fa.a.valuePaths(fa.fn.Prog, t)
+		} else {
+			paths = fa.a.interfacePaths(fa.fn.Prog, t)
+		}
+	}
 	var out []Flow
-	for _, p := range handlePaths(t) {
+	for _, p := range paths {
 		h := fa.normalise(fa.resolve(v, p, 0))
 		if h.Kind == sqlsite.NotHandle {
 			h.Kind = kindAt(t, p)
 		}
-		if (escapes(h.Ref) || h.Ref.local()) && !ctxPassThrough(p, h) {
+		if escapes(h.Ref) || h.Ref.local() {
 			out = append(out, Flow{Result: index, Path: strings.Join(p, "."), Handle: h})
 		}
 	}
 	return out
+}
+
+// dynamicValue returns the value of a concrete type that v, of an interface
+// type, was made from, or nil.
+func dynamicValue(v ssa.Value) ssa.Value {
+	for {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			return x.X
+		case *ssa.ChangeInterface:
+			v = x.X
+		default:
+			return nil
+		}
+	}
 }
 
 func sortedKeys(m map[int]bool) []int {
@@ -578,7 +632,7 @@ func describeHandle(h Handle) string {
 // closure, the values bound to its free variables; nil when it is not known
 // statically.
 func funcValue(v ssa.Value) (*ssa.Function, []ssa.Value) {
-	switch v := v.(type) {
+	switch v := funcSource(v).(type) {
 	case *ssa.Function:
 		return v, nil
 	case *ssa.MakeClosure:
@@ -586,6 +640,36 @@ func funcValue(v ssa.Value) (*ssa.Function, []ssa.Value) {
 		return fn, v.Bindings
 	}
 	return nil, nil
+}
+
+// funcSource returns where a function value comes from, through the cells
+// of captured variables: a closure calls the callback its enclosing function
+// was given through the free variable that captures that parameter (a
+// pointer to the enclosing function's copy of it), and the enclosing
+// function passes that copy. It returns the parameter or free variable, the
+// function or closure made, or v itself.
+func funcSource(v ssa.Value) ssa.Value {
+	for range 8 {
+		switch x := v.(type) {
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return v
+			}
+			if fv, ok := x.X.(*ssa.FreeVar); ok {
+				return fv // the captured variable
+			}
+			v = x.X
+		case *ssa.Alloc:
+			st := onlyStore(x, nil)
+			if st == nil {
+				return v
+			}
+			v = st.Val
+		default:
+			return v
+		}
+	}
+	return v
 }
 
 // isSavepoint reports whether v is a nested transaction begun on a

@@ -193,6 +193,12 @@ func (fa *fnAnalysis) callResult(c *ssa.Call, index int, path []string) Handle {
 	if op.Kind != sqlsite.NoOp {
 		return fa.localHandle(c, path)
 	}
+	if c.Call.IsInvoke() {
+		if h, ok := fa.invokeResult(c, index, path); ok {
+			return h // a Begin method of the program's own Conn interface
+		}
+		return fa.localHandle(c, path)
+	}
 	callee := c.Call.StaticCallee()
 	if callee == nil {
 		return fa.localHandle(c, path)

@@ -268,96 +268,6 @@ func (fa *fnAnalysis) holdOf(ev *Event, st *state) Hold {
 	return HoldNone
 }
 
-// advisoryClass names the class of an advisory lock: its key when every
-// part is a constant (in the SQL, or a Go constant bound to a $n
-// parameter), else a class of its own named after the SQL site.
-func (fa *fnAnalysis) advisoryClass(l lockmodel.Lock, keys []ssa.Value, site ssa.Instruction) lockgraph.Class {
-	parts := make([]string, 0, len(l.Key.Parts))
-	for _, p := range l.Key.Parts {
-		var (
-			c  string
-			ok bool
-		)
-		switch {
-		case p.Known():
-			c, ok = p.Const, true
-		case p.Param > 0 && p.Param <= len(keys):
-			c, ok = fa.keyText(keys[p.Param-1])
-		case p.Template != "":
-			c, ok = bindTemplate(p.Template, func(n int) (string, bool) {
-				if n < 1 || n > len(keys) {
-					return "", false
-				}
-				return fa.keyText(keys[n-1])
-			})
-		}
-		if !ok {
-			return lockgraph.AdvisoryAt(fa.classSite(site.Pos()))
-		}
-		parts = append(parts, c)
-	}
-	// A key with placeholders remembers the SQL site: where no caller
-	// binds the key, the lock is the site's own, like any key unknown
-	// before run time.
-	return lockgraph.AdvisoryOf("("+strings.Join(parts, ", ")+")", fa.classSite(site.Pos()))
-}
-
-// keyText is the text of a Go value bound to an advisory key: a constant's
-// text, or "?pN" when it is the function's parameter N (free variables of a
-// closure numbered after the parameters). A class with such a placeholder
-// is parametric: each caller substitutes what it passes (see bindClass).
-func (fa *fnAnalysis) keyText(v ssa.Value) (string, bool) {
-	if c := goConst(v); c != "" {
-		return c, true
-	}
-	switch x := stripConversions(v).(type) {
-	case *ssa.Parameter:
-		if i := slices.Index(fa.fn.Params, x); i >= 0 {
-			return "?p" + strconv.Itoa(i), true
-		}
-	case *ssa.FreeVar:
-		if i := slices.Index(fa.fn.FreeVars, x); i >= 0 {
-			return "?p" + strconv.Itoa(len(fa.fn.Params)+i), true
-		}
-	case *ssa.UnOp:
-		// A variable captured by reference, read in the closure.
-		if fv, ok := x.X.(*ssa.FreeVar); ok && x.Op == token.MUL {
-			return fa.keyText(fv)
-		}
-		if a, ok := x.X.(*ssa.Alloc); ok && x.Op == token.MUL {
-			return fa.keyText(a)
-		}
-	case *ssa.Alloc:
-		// The address of a variable a closure captures: its one value.
-		if st := onlyStore(x, nil); st != nil {
-			return fa.keyText(st.Val)
-		}
-	}
-	return "", false
-}
-
-// bindClass substitutes, at a call site, the values passed for the
-// placeholders of a parametric class. vals are the callee's parameter values
-// there; a value that is neither a constant nor a parameter of this function
-// leaves the key unknown: the class of the SQL site that takes the lock.
-func (fa *fnAnalysis) bindClass(class lockgraph.Class, vals []ssa.Value) lockgraph.Class {
-	if !class.Parametric() {
-		return class
-	}
-	bound, ok := substitute(class.Name, "?p", func(n int) (string, bool) {
-		if n >= len(vals) || vals[n] == nil {
-			return "", false
-		}
-		return fa.keyText(vals[n])
-	})
-	if !ok {
-		return lockgraph.AdvisoryAt(class.Site)
-	}
-	// Bound to this function's own parameters, the key stays parametric
-	// (AdvisoryOf keeps the site only then).
-	return lockgraph.AdvisoryOf(bound, class.Site)
-}
-
 // bindTemplate replaces the $n placeholders of a key template such as
 // "hashtext($1)" with the text of the values passed for them, giving the
 // text the lock model writes for the same call on constants
@@ -559,6 +469,7 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
 	}
 	held, wanted := have.Lock, want.Lock
 	held.Class, wanted.Class = held.Class.Concrete(), wanted.Class.Concrete()
+	held.Pooled = held.Session && have.Conn == fresh
 	e := &lockgraph.Edge{
 		Held: held, Wanted: wanted,
 		Func: fa.name, Pkg: fa.pkgPath(),

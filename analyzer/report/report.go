@@ -70,6 +70,12 @@ func Message(c *lockgraph.Cycle, o Options) string {
 			others := c.Followers
 			fmt.Fprintf(&b, " (this path breaks the order that %d other %s)", others, plural(others, "path follows", "paths follow"))
 		}
+		for _, g := range c.Guards {
+			if g.Step == i {
+				fmt.Fprintf(&b, "\n    while %s holds %s, taken on a pooled connection:", g.Func, g.Lock)
+				writeFrames(&b, "locked", g.Path, o)
+			}
+		}
 		writeFrames(&b, "takes", s.HeldPath, o)
 		writeFrames(&b, "then waits", s.WantedPath, o)
 	}
@@ -179,6 +185,13 @@ func headline(c *lockgraph.Cycle) string {
 			"holds a lock; PostgreSQL cannot see the wait through the application, so this hangs forever " +
 			"instead of failing with 40P01 (lock_timeout bounds it)"
 	case lockgraph.SessionAdvisory:
+		if len(c.Guards) > 0 {
+			g := c.Guards[0]
+			return "lock-order inversion that hangs: " + what + "; PostgreSQL aborts one transaction with 40P01, but " +
+				g.Func + " runs its path under a session-level advisory lock taken on a pooled connection, which " +
+				"the abort does not release and whose unlock may run on another connection: the next " + g.Func +
+				" for the same key waits for it forever"
+		}
 		return "lock-order inversion through a session-level advisory lock: " + what + "; PostgreSQL detects the " +
 			"deadlock (40P01), but the session lock survives the error and the ROLLBACK, so the other path stays " +
 			"blocked until the application unlocks or disconnects"
@@ -237,6 +250,11 @@ func fix(c *lockgraph.Cycle) string {
 	}
 	switch c.Severity {
 	case lockgraph.SessionAdvisory:
+		if len(c.Guards) > 0 {
+			parts = append(parts, "take the advisory lock in the transaction with pg_advisory_xact_lock, or on a dedicated "+
+				"connection (pool.Acquire, db.Conn) that unlocks it on every path")
+			break
+		}
 		parts = append(parts, "use pg_advisory_xact_lock, which ends with the transaction, instead of pg_advisory_lock")
 	case lockgraph.CrossConnection:
 		parts = append(parts, "never wait on a second connection while the first holds locks (use the same "+

@@ -70,6 +70,11 @@ type cachedResults struct {
 	Locked    []string       // names of the locked classes, for the declared order's names
 	// Warnings are the analysis bounds reached (limitWarnings).
 	Warnings []string
+	// Dispatch counts the calls through interfaces and how they were
+	// resolved; ImplDeps and ImplGroups how the schedule ordered
+	// packages after the implementations they call (for -v).
+	Dispatch             lockseq.DispatchStats
+	ImplDeps, ImplGroups int
 	// Cycles and Truncated are the cycle search's result over Edges
 	// (the search depth is an analyzer flag, part of the key): on a big
 	// graph the search costs more than everything else on a cached run.

@@ -37,6 +37,9 @@ type checker struct {
 	read      map[*packages.Package]bool
 	// methods are the names of the methods that run a query string.
 	methods [][]byte
+	// callsOf caches the method names each root's source calls
+	// (ports.go).
+	callsOf map[*packages.Package]map[string]bool
 }
 
 func newChecker(roots []*packages.Package) *checker {
@@ -54,6 +57,7 @@ func newChecker(roots []*packages.Package) *checker {
 	for _, m := range sqlsite.QueryMethodNames() {
 		c.methods = append(c.methods, []byte(m))
 	}
+	c.widen(roots)
 	return c
 }
 
@@ -66,7 +70,8 @@ func (c *checker) source(p *packages.Package) bool {
 // reaches reports whether p can run SQL: it is a database API, imports one
 // directly or through other packages, or (for a root) its source mentions a
 // method that runs a query string, which a query interface of its own may
-// declare. It errs on the side of yes; the analyzer decides exactly.
+// declare, or calls a method that a package that reaches SQL declares (see
+// widen). It errs on the side of yes; the analyzer decides exactly.
 func (c *checker) reaches(p *packages.Package) bool {
 	if r, ok := c.reach[p]; ok {
 		return r

@@ -26,6 +26,14 @@ func TestReaches(t *testing.T) {
 		"dbsql/d.go":      "package dbsql\n\nimport \"database/sql\"\n\n// Open opens a database.\nfunc Open() (*sql.DB, error) { return sql.Open(\"pgx\", \"\") }\n",
 		"viadbsql/v.go":   "package viadbsql\n\nimport \"m/dbsql\"\n\n// DB is the database.\nvar DB, _ = dbsql.Open()\n",
 		"plain/plain2.go": "package plain\n\n// QueryRowish is not a query method either.\nvar QueryRowish = 1\n",
+		// A port, its adapter that runs SQL, and a service that calls
+		// the port only: the service is analysed, and so is its
+		// importer; a package calling another method is not.
+		"port/port.go": "package port\n\n// Claimer claims jobs.\ntype Claimer interface{ Claim(id int) error }\n",
+		"pg/pg.go":     "package pg\n\nimport \"database/sql\"\n\n// Store claims jobs.\ntype Store struct{ DB *sql.DB }\n\n// Claim claims a job.\nfunc (s *Store) Claim(id int) error { return nil }\n\n// String names the store.\nfunc (s *Store) String() string { return \"pg\" }\n",
+		"svc/svc.go":   "package svc\n\nimport \"m/port\"\n\n// Run claims job 1.\nfunc Run(c port.Claimer) error { return c.Claim(1) }\n",
+		"api/api.go":   "package api\n\nimport \"m/svc\"\n\n// Handle runs the service.\nfunc Handle() error { return svc.Run(nil) }\n",
+		"strs/strs.go": "package strs\n\nimport \"fmt\"\n\n// Name names a value.\nfunc Name(v fmt.Stringer) string { return v.String() }\n",
 	}
 	for name, src := range files {
 		path := filepath.Join(dir, name)
@@ -45,6 +53,7 @@ func TestReaches(t *testing.T) {
 	}
 	want := map[string]bool{
 		"m/plain": false, "m/plain2": false, "m/querier": true, "m/usesq": true, "m/dbsql": true, "m/viadbsql": true,
+		"m/port": false, "m/pg": true, "m/svc": true, "m/api": true, "m/strs": false,
 	}
 	c := newChecker(pkgs)
 	for _, p := range pkgs {

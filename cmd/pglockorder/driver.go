@@ -87,10 +87,13 @@ type factKey struct {
 // data: facts about them are simply absent, as for any package outside the
 // run.
 //
-// Up to GOMAXPROCS packages are analysed at once, each as soon as the
-// packages it imports are done. The units come back in the order of a
-// depth-first walk of the imports from the roots, whatever the schedule, so
-// that the output is the same as a sequential run's.
+// A package is analysed after the packages it imports and after those that
+// implement the interfaces it calls (schedule.go): a service that calls a
+// Store interface sees the Postgres implementation that main wires in. Up
+// to GOMAXPROCS packages are type-checked, then analysed, at once, each as
+// soon as those it depends on are done. The units come back in the order of
+// a depth-first walk of the imports from the roots, whatever the schedule,
+// so that the output is the same as a sequential run's.
 func analyze(a *analysis.Analyzer, roots []*packages.Package) []*unit {
 	units, _ := analyzeTimed(a, roots, runtime.GOMAXPROCS(0))
 	return units
@@ -100,6 +103,11 @@ func analyze(a *analysis.Analyzer, roots []*packages.Package) []*unit {
 // so over the workers: with several, their sum can exceed the wall time).
 type stats struct {
 	parse, analysis time.Duration
+	// implDeps counts the packages analysed after a package they do not
+	// import because it implements an interface they call; cycles the
+	// strongly connected groups of packages that depend on each other
+	// that way, analysed twice.
+	implDeps, cycles int
 }
 
 // analyzeTimed is analyze with at most workers packages at once, returning
@@ -111,78 +119,137 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int) 
 	// after the source packages it imports.
 	var order []*packages.Package
 	index := map[*packages.Package]int{}
-	deps := map[*packages.Package][]*packages.Package{}
+	imports := map[int][]int{}
 	var visit func(p *packages.Package)
 	visit = func(p *packages.Package) {
 		if _, ok := index[p]; ok {
 			return
 		}
 		index[p] = -1
-		deps[p] = sourceDeps(c, p)
-		for _, d := range deps[p] {
+		deps := sourceDeps(c, p)
+		for _, d := range deps {
 			visit(d)
 		}
-		index[p] = len(order)
+		i := len(order)
+		index[p] = i
 		order = append(order, p)
+		for _, d := range deps {
+			imports[i] = append(imports[i], index[d])
+		}
 	}
 	for _, p := range roots {
 		if c.source(p) {
 			visit(p)
 		}
 	}
-
-	// waiting[i] counts the source imports of order[i] not yet done;
-	// importers[i] lists the packages waiting for order[i].
-	waiting := make([]int, len(order))
-	importers := make([][]int, len(order))
-	for i, p := range order {
-		for _, d := range deps[p] {
-			j := index[d]
-			waiting[i]++
-			importers[j] = append(importers[j], i)
-		}
+	var st stats
+	if len(order) == 0 {
+		return nil, st
 	}
+	workers = max(1, min(workers, len(order)))
+
+	// Type-check every package first, each after its imports: which
+	// packages implement the interfaces a package calls is known only
+	// from their types.
+	failed := make([]error, len(order))
+	var mu sync.Mutex
+	runDAG(len(order), func(i int) []int { return imports[i] }, workers, func(i int) {
+		start := time.Now()
+		err := c.check(order[i])
+		mu.Lock()
+		failed[i] = err
+		st.parse += time.Since(start)
+		mu.Unlock()
+	})
+
+	// Then analyse them, each after its imports and the implementations
+	// it calls; packages that depend on each other that way form a group,
+	// analysed in import order twice, so that each sees the others'
+	// summaries.
+	impls := implDeps(order, failed)
+	deps := func(i int) []int {
+		return append(slices.Clone(imports[i]), impls[i]...)
+	}
+	for i := range order {
+		st.implDeps += len(impls[i])
+	}
+	groups, groupDeps := condense(len(order), deps)
+	visible := visibility(order, groups, groupDeps)
 	var (
 		units = make([]*unit, len(order))
 		facts = &factStore{m: map[factKey]analysis.Fact{}}
-		mu    sync.Mutex
-		st    stats
-		ready = make(chan int, len(order))
-		wg    sync.WaitGroup
 	)
-	for i := range order {
+	for _, g := range groups {
+		if len(g) > 1 {
+			st.cycles++
+		}
+	}
+	runDAG(len(groups), func(g int) []int { return groupDeps[g] }, workers, func(g int) {
+		rounds := 1
+		if len(groups[g]) > 1 {
+			rounds = 2
+		}
+		for round := range rounds {
+			for _, i := range groups[g] {
+				p := order[i]
+				start := time.Now()
+				var u *unit
+				if failed[i] != nil {
+					u = &unit{pkg: p, err: failed[i]}
+				} else {
+					if round > 0 {
+						facts.drop(p.Types) // replaced by this round's
+					}
+					u = runPass(a, p, facts, visible[g])
+				}
+				mu.Lock()
+				units[i] = u
+				st.analysis += time.Since(start)
+				mu.Unlock()
+			}
+		}
+		for _, i := range groups[g] {
+			// The package's syntax and type information were needed
+			// for its own analysis only: its importers see its types.
+			order[i].Syntax, order[i].TypesInfo = nil, nil
+		}
+	})
+	return units, st
+}
+
+// runDAG runs do(i) for each of n tasks on at most workers goroutines, each
+// task after the tasks deps(i) lists.
+func runDAG(n int, deps func(int) []int, workers int, do func(int)) {
+	if n == 0 {
+		return
+	}
+	// waiting[i] counts the dependencies of i not yet done; dependents[j]
+	// lists the tasks waiting for j.
+	waiting := make([]int, n)
+	dependents := make([][]int, n)
+	for i := range n {
+		for _, j := range deps(i) {
+			waiting[i]++
+			dependents[j] = append(dependents[j], i)
+		}
+	}
+	var (
+		mu        sync.Mutex
+		ready     = make(chan int, n)
+		wg        sync.WaitGroup
+		remaining = n
+	)
+	for i := range n {
 		if waiting[i] == 0 {
 			ready <- i
 		}
 	}
-	remaining := len(order)
-	if remaining == 0 {
-		return nil, st
-	}
-	workers = max(1, min(workers, len(order)))
-	for range workers {
+	for range max(1, min(workers, n)) {
 		wg.Go(func() {
 			for i := range ready {
-				p := order[i]
-				start := time.Now()
-				err := c.check(p)
-				parsed := time.Now()
-				var u *unit
-				if err != nil {
-					u = &unit{pkg: p, err: err}
-				} else {
-					u = runPass(a, p, facts)
-					// The package's syntax and type information were
-					// needed for its own analysis only: its importers
-					// see its types.
-					p.Syntax, p.TypesInfo = nil, nil
-				}
-				done := time.Now()
+				do(i)
 				mu.Lock()
-				units[i] = u
-				st.parse += parsed.Sub(start)
-				st.analysis += done.Sub(parsed)
-				for _, j := range importers[i] {
+				for _, j := range dependents[i] {
 					if waiting[j]--; waiting[j] == 0 {
 						ready <- j
 					}
@@ -195,7 +262,6 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int) 
 		})
 	}
 	wg.Wait()
-	return units, st
 }
 
 // sourceDeps returns the analysed packages that p's type-checking reads:
@@ -257,6 +323,17 @@ func (s *factStore) set(k factKey, f analysis.Fact) {
 	s.m[k] = f
 }
 
+// drop forgets the facts of a package and its objects.
+func (s *factStore) drop(pkg *types.Package) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.m {
+		if k.pkg == pkg || k.obj != nil && k.obj.Pkg() == pkg {
+			delete(s.m, k)
+		}
+	}
+}
+
 // all returns the object facts (objects true) or the package facts.
 func (s *factStore) all(objects bool) []factEntry {
 	s.mu.RLock()
@@ -292,7 +369,11 @@ func tuneGC() {
 // runPass runs the analyzer on one package. A panic in the analyzer is
 // turned into an error for that package: one bad package must not hide the
 // findings of the others.
-func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore) (u *unit) {
+//
+// The pass sees the facts of the packages in visible, those it was
+// scheduled after: with packages analysed in parallel, any other package's
+// facts may or may not be there yet, and the result must not depend on it.
+func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visible func(*types.Package) bool) (u *unit) {
 	u = &unit{pkg: p}
 	defer func() {
 		if r := recover(); r != nil {
@@ -325,6 +406,9 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore) (u *un
 		AllObjectFacts: func() []analysis.ObjectFact {
 			var out []analysis.ObjectFact
 			for _, e := range facts.all(true) {
+				if !visible(e.key.obj.Pkg()) {
+					continue
+				}
 				out = append(out, analysis.ObjectFact{Object: e.key.obj, Fact: e.fact})
 			}
 			return out
@@ -332,6 +416,9 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore) (u *un
 		AllPackageFacts: func() []analysis.PackageFact {
 			var out []analysis.PackageFact
 			for _, e := range facts.all(false) {
+				if !visible(e.key.pkg) {
+					continue
+				}
 				out = append(out, analysis.PackageFact{Package: e.key.pkg, Fact: e.fact})
 			}
 			return out

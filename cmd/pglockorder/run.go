@@ -222,6 +222,7 @@ Flags:
 		results = &cachedResults{}
 		units, st := analyzeTimed(analyzer.Analyzer, pkgs, workers())
 		ph.analysed(st, workers())
+		results.ImplDeps, results.ImplGroups = st.implDeps, st.cycles
 		for _, u := range units {
 			if u.err != nil {
 				if errors.Is(u.err, errInternal) {
@@ -242,6 +243,7 @@ Flags:
 				results.Locked = append(results.Locked, res.Locked...)
 				sites = append(sites, res.Sites...)
 				results.Warnings = append(results.Warnings, limitWarnings(u.pkg, res.Limits)...)
+				results.Dispatch.Add(res.Dispatch)
 			}
 			for _, d := range u.diagnostics {
 				cf := cachedFinding{
@@ -349,6 +351,10 @@ Flags:
 		}
 		// SQL of other dialects, skipped (analyzer/dialect.go).
 		fmt.Fprint(stderr, prefixLines("pglockorder: ", analyzer.TakeDialectReport().String()))
+		printDispatch(stderr, results.Dispatch, results.ImplDeps, results.ImplGroups)
+	}
+	if analyzer.Debug() {
+		printUnfollowed(stderr, results.Dispatch, rel)
 	}
 	if err := g.write(stdout, findings); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)

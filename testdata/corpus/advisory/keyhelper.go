@@ -1,4 +1,4 @@
-package advisory // want package:"sql=true edges=27"
+package advisory // want package:"sql=true edges=63"
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package gormjobs // want package:"sql=true edges=12"
+package gormjobs // want package:"sql=true edges=26"
 
 import (
 	"libs/gormjobs/models"

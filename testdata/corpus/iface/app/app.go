@@ -19,7 +19,7 @@ type Service struct {
 }
 
 // NewService returns a service on the Postgres store.
-func NewService(s *pgstore.Store) *Service { return &Service{store: s} }
+func NewService(s *pgstore.Store) *Service { return &Service{store: s} } // want NewService:`^returns\(0.store.pool=p0.pool\(pool\)\)$`
 
 // Claim claims a job through the interface: the call runs pgstore's Claim.
 func (s *Service) Claim(ctx context.Context, jobID int64) error { // want Claim:`locks\(.*row:jobs FOR UPDATE.*row:accounts FOR NO KEY UPDATE`

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"slices"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// A package can run SQL without importing anything that does: a service
+// that calls a Store interface it declares, whose Postgres implementation
+// main wires in. Its source has to be analysed for the whole program to be
+// seen, but which interfaces it calls, and who implements them, is known
+// only from types, which the driver reads from source only for the
+// packages it analyses. widen decides from the text: a root that calls a
+// method by a name that a package reaching SQL declares is analysed too,
+// and so on to a fixpoint. It errs on the side of yes (a name is not a
+// type); the analyzer resolves the calls exactly.
+
+// methodDecl matches a method declaration's receiver and name.
+var methodDecl = regexp.MustCompile(`(?m)^func\s*\([^)]*\)\s*([\p{L}_][\p{L}\p{N}_]*)\s*[\[(]`)
+
+// methodCall matches a call of a method (or a function of a package),
+// selector and name.
+var methodCall = regexp.MustCompile(`\.([\p{L}_][\p{L}\p{N}_]*)\s*\(`)
+
+// commonMethods are methods of the standard library's interfaces that many
+// types declare and many packages call, and that never run SQL in a
+// program that is not broken: a package that calls only these is not worth
+// parsing.
+var commonMethods = map[string]bool{
+	"String": true, "Error": true, "Unwrap": true, "Is": true, "As": true, "Format": true, "GoString": true,
+	"Read": true, "Write": true, "Close": true, "ReadFrom": true, "WriteTo": true, "Seek": true,
+	"Len": true, "Less": true, "Swap": true,
+	"MarshalJSON": true, "UnmarshalJSON": true, "MarshalText": true, "UnmarshalText": true,
+	"MarshalBinary": true, "UnmarshalBinary": true, "Scan": true, "Value": true,
+	"ServeHTTP": true, "Deadline": true, "Done": true, "Err": true,
+	"Lock": true, "Unlock": true, "RLock": true, "RUnlock": true,
+}
+
+// widen marks as reaching SQL the roots that call, by name, a method that a
+// reaching root declares, and their importers, until nothing changes.
+func (c *checker) widen(roots []*packages.Package) {
+	for _, p := range roots {
+		c.reaches(p)
+	}
+	declared := map[*packages.Package]bool{}
+	names := map[string]bool{}
+	for {
+		for _, p := range roots {
+			if c.reach[p] && !declared[p] {
+				declared[p] = true
+				for _, n := range declaredMethods(p) {
+					if !commonMethods[n] {
+						names[n] = true
+					}
+				}
+			}
+		}
+		changed := false
+		for _, p := range roots {
+			if c.reach[p] {
+				continue
+			}
+			for n := range c.calls(p) {
+				if names[n] {
+					c.reach[p] = true
+					changed = true
+					break
+				}
+			}
+		}
+		if !changed {
+			return
+		}
+		// Importers of the newly marked packages reach SQL too: forget
+		// every "no" and ask again.
+		for p, r := range c.reach {
+			if !r {
+				delete(c.reach, p)
+			}
+		}
+		for p := range c.marked() {
+			c.reach[p] = true
+		}
+		for _, p := range roots {
+			c.reaches(p)
+		}
+	}
+}
+
+// marked returns the packages marked by widen so far: those reaching SQL
+// that reaches alone would not say, which forgetting the "no"s must keep.
+func (c *checker) marked() map[*packages.Package]bool {
+	out := map[*packages.Package]bool{}
+	for p, r := range c.reach {
+		if r {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// declaredMethods returns the names of the methods p's source declares.
+// Unreadable files are skipped: the type checker reports them.
+func declaredMethods(p *packages.Package) []string {
+	var out []string
+	for _, name := range p.CompiledGoFiles {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		for _, m := range methodDecl.FindAllSubmatch(src, -1) {
+			out = append(out, string(m[1]))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// calls returns the names p's source calls as a selector's method.
+func (c *checker) calls(p *packages.Package) map[string]bool {
+	if s, ok := c.callsOf[p]; ok {
+		return s
+	}
+	s := map[string]bool{}
+	for _, name := range p.CompiledGoFiles {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		if !bytes.Contains(src, []byte(".")) {
+			continue
+		}
+		for _, m := range methodCall.FindAllSubmatch(src, -1) {
+			s[string(m[1])] = true
+		}
+	}
+	if c.callsOf == nil {
+		c.callsOf = map[*packages.Package]map[string]bool{}
+	}
+	c.callsOf[p] = s
+	return s
+}

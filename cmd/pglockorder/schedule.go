@@ -1,0 +1,177 @@
+package main
+
+import (
+	"go/types"
+	"slices"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+)
+
+// implDeps returns, for each type-checked package of order, the other
+// packages of order that declare a method implementing an interface method
+// it calls: the analysis of a call through an interface applies the
+// summaries of its implementations, so they are analysed first, although
+// the caller does not import them (a port declared in the domain, its
+// adapter wired in main). Packages that failed to type-check have none.
+func implDeps(order []*packages.Package, failed []error) map[int][]int {
+	type method struct {
+		pkg int
+		fn  *types.Func
+	}
+	byName := map[string][]method{}
+	for i, p := range order {
+		if failed[i] != nil {
+			continue
+		}
+		scope := p.Types.Scope()
+		for _, name := range scope.Names() {
+			tn, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
+			named, ok := tn.Type().(*types.Named)
+			if !ok || types.IsInterface(named) || named.TypeParams().Len() > 0 {
+				continue
+			}
+			for m := range named.Methods() {
+				byName[m.Name()] = append(byName[m.Name()], method{i, m})
+			}
+		}
+	}
+	out := map[int][]int{}
+	for i, p := range order {
+		if failed[i] != nil {
+			continue
+		}
+		type call struct {
+			iface *types.Interface
+			name  string
+		}
+		calls := map[call]bool{}
+		for _, sel := range p.TypesInfo.Selections {
+			if sel.Kind() != types.MethodVal {
+				continue
+			}
+			it, ok := sel.Recv().Underlying().(*types.Interface)
+			if !ok || sqlsite.KindOf(sel.Recv()) != sqlsite.NotHandle {
+				continue // a database handle's methods are modelled
+			}
+			calls[call{it, sel.Obj().Name()}] = true
+		}
+		deps := map[int]bool{}
+		for c := range calls {
+			for _, m := range byName[c.name] {
+				if m.pkg != i && !deps[m.pkg] && lockseq.Implements(m.fn, c.iface) {
+					deps[m.pkg] = true
+				}
+			}
+		}
+		for j := range deps {
+			out[i] = append(out[i], j)
+		}
+		slices.Sort(out[i])
+	}
+	return out
+}
+
+// condense groups the n tasks into the strongly connected components of
+// the graph where i has an edge to each of deps(i) (Tarjan's algorithm),
+// each group's members in ascending order, and returns the dependencies
+// between the groups.
+func condense(n int, deps func(int) []int) (groups [][]int, groupDeps [][]int) {
+	var (
+		index   = make([]int, n)
+		low     = make([]int, n)
+		onStack = make([]bool, n)
+		stack   []int
+		next    = 1
+		groupOf = make([]int, n)
+	)
+	var connect func(v int)
+	connect = func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, w := range deps(v) {
+			switch {
+			case index[w] == 0:
+				connect(w)
+				low[v] = min(low[v], low[w])
+			case onStack[w]:
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] != index[v] {
+			return
+		}
+		var g []int
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			groupOf[w] = len(groups)
+			g = append(g, w)
+			if w == v {
+				break
+			}
+		}
+		slices.Sort(g)
+		groups = append(groups, g)
+	}
+	for v := range n {
+		if index[v] == 0 {
+			connect(v)
+		}
+	}
+	groupDeps = make([][]int, len(groups))
+	for g, members := range groups {
+		seen := map[int]bool{}
+		for _, v := range members {
+			for _, w := range deps(v) {
+				if h := groupOf[w]; h != g && !seen[h] {
+					seen[h] = true
+					groupDeps[g] = append(groupDeps[g], h)
+				}
+			}
+		}
+		slices.Sort(groupDeps[g])
+	}
+	return groups, groupDeps
+}
+
+// visibility returns, for each group, the packages whose facts its
+// analysis may read: its own and those of every group it depends on,
+// directly or not. Tarjan's algorithm lists a group after every group it
+// depends on, so one pass in that order suffices.
+func visibility(order []*packages.Package, groups, groupDeps [][]int) []func(*types.Package) bool {
+	pos := make(map[*types.Package]int, len(order))
+	for i, p := range order {
+		if p.Types != nil {
+			pos[p.Types] = i
+		}
+	}
+	words := (len(order) + 63) / 64
+	sets := make([][]uint64, len(groups))
+	out := make([]func(*types.Package) bool, len(groups))
+	for g, members := range groups {
+		set := make([]uint64, words)
+		for _, i := range members {
+			set[i/64] |= 1 << (i % 64)
+		}
+		for _, h := range groupDeps[g] {
+			for w := range set {
+				set[w] |= sets[h][w]
+			}
+		}
+		sets[g] = set
+		out[g] = func(t *types.Package) bool {
+			i, ok := pos[t]
+			return ok && set[i/64]&(1<<(i%64)) != 0
+		}
+	}
+	return out
+}

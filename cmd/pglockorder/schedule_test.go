@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"go/types"
+	"slices"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// TestCondense checks the grouping of packages that depend on each other
+// (through imports and implemented interfaces) and the order of the
+// groups: every group after the groups it depends on.
+func TestCondense(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		deps   map[int][]int
+		n      int
+		groups string
+	}{
+		{"no edges", nil, 3, "[[0] [1] [2]]"},
+		{"chain", map[int][]int{2: {1}, 1: {0}}, 3, "[[0] [1] [2]]"},
+		// The domain (0) calls a port its adapter (1) implements; the
+		// adapter imports the domain; main (2) imports both.
+		{"port and adapter", map[int][]int{0: {1}, 1: {0}, 2: {0, 1}}, 3, "[[0 1] [2]]"},
+		{"two cycles and a bridge", map[int][]int{0: {1}, 1: {0}, 2: {3, 1}, 3: {2}, 4: {2}}, 5, "[[0 1] [2 3] [4]]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			groups, groupDeps := condense(tc.n, func(i int) []int { return tc.deps[i] })
+			if got := fmt.Sprint(groups); got != tc.groups {
+				t.Fatalf("groups %s, want %s", got, tc.groups)
+			}
+			groupOf := map[int]int{}
+			for g, members := range groups {
+				for _, v := range members {
+					groupOf[v] = g
+				}
+			}
+			for v, ds := range tc.deps {
+				for _, w := range ds {
+					g, h := groupOf[v], groupOf[w]
+					if g != h && (h > g || !slices.Contains(groupDeps[g], h)) {
+						t.Errorf("%d depends on %d: group %d must come after group %d and list it (%v)", v, w, g, h, groupDeps[g])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestVisibility checks that a group sees the facts of its own packages and
+// of every group it depends on, directly or not, and of no other.
+func TestVisibility(t *testing.T) {
+	order := make([]*packages.Package, 4)
+	for i := range order {
+		order[i] = &packages.Package{Types: types.NewPackage(fmt.Sprintf("m/p%d", i), fmt.Sprintf("p%d", i))}
+	}
+	groups := [][]int{{0}, {1, 2}, {3}}
+	groupDeps := [][]int{nil, {0}, {1}}
+	vis := visibility(order, groups, groupDeps)
+	want := [][]bool{
+		{true, false, false, false},
+		{true, true, true, false},
+		{true, true, true, true},
+	}
+	for g := range groups {
+		for i, p := range order {
+			if got := vis[g](p.Types); got != want[g][i] {
+				t.Errorf("group %d sees %s: %t, want %t", g, p.Types.Path(), got, want[g][i])
+			}
+		}
+	}
+	if vis[2](types.NewPackage("m/other", "other")) {
+		t.Error("a package outside the run is visible")
+	}
+}
