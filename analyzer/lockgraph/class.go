@@ -104,6 +104,12 @@ func (c Class) Table() string {
 // Parametric reports whether c is an advisory key that the callers supply.
 func (c Class) Parametric() bool { return c.Kind == AdvisoryKey && c.Site != "" }
 
+// RunTime reports whether c is an advisory key known only at run time: its
+// SQL site's own class, or a key shape ("(<accountid>)", "(7, <?>)").
+func (c Class) RunTime() bool {
+	return c.Kind == AdvisorySite || c.Kind == AdvisoryKey && strings.Contains(c.Name, "<")
+}
+
 // Key returns c without the fallback site of a parametric key: a lock and
 // its unlock at two sites name the same key.
 func (c Class) Key() Class {

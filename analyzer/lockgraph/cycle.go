@@ -618,7 +618,7 @@ func missingGate(steps []*Edge, touches func(fn string, class Class) bool) (int,
 			if inCycle(steps, g.Class) {
 				continue // "take X first" where X is one of the pair
 			}
-			if g.Class.Kind == AdvisoryKey ||
+			if g.Class.Kind == AdvisoryKey && !g.Class.RunTime() && !g.Session ||
 				g.Class.IsRow() && touches(steps[k].Func, g.Class) {
 				return k, g, true
 			}

@@ -492,7 +492,7 @@ func TestGraphRenders(t *testing.T) {
 func TestSuggestOrder(t *testing.T) {
 	bin := buildTool(t)
 	out, stderr, code := runTool(t, example(t), bin, "-tags=fixed", "-suggest-order", "./...")
-	if code != exitClean || !strings.Contains(out, "order:\n  - subscriptions\n  - usage_records\n") {
+	if code != exitClean || !strings.Contains(out, "order:\n  - \"advisory:(<accountid>)\"\n  - subscriptions\n  - usage_records\n") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 }
