@@ -373,7 +373,9 @@ func Bind(sql string, values map[string]string) string {
 // advisoryArgs returns the values of the $n placeholders of an advisory
 // lock call whose key the analyzer knows from the Go code (the class
 // "advisory:(42)" of "SELECT pg_advisory_lock($1)" gives $1 = 42): the
-// reproducer must lock that very key, not one the user picks.
+// reproducer must lock that very key, not one the user picks. The parts of a
+// key shape known only at run time ("(7, <?>)") are left to the script's
+// variables.
 func advisoryArgs(sql string, class lockgraph.Class) map[string]string {
 	inner, ok := strings.CutPrefix(class.Name, "(")
 	if class.Kind != lockgraph.AdvisoryKey || strings.Contains(class.Name, "?p") || !ok || !strings.HasSuffix(inner, ")") {
@@ -386,6 +388,12 @@ func advisoryArgs(sql string, class lockgraph.Class) map[string]string {
 		}
 		out := map[string]string{}
 		for i, p := range e.Lock.Key.Parts {
+			if strings.Contains(parts[i], "<") {
+				// A key shape ("<accountid>"): a value known only at
+				// run time, a variable of the script, shared by the
+				// sessions that lock this class.
+				continue
+			}
 			switch {
 			case p.Param > 0:
 				out["$"+strconv.Itoa(p.Param)] = parts[i]

@@ -75,6 +75,8 @@ type cachedResults struct {
 	// packages after the implementations they call (for -v).
 	Dispatch             lockseq.DispatchStats
 	ImplDeps, ImplGroups int
+	// SQLSites counts the call sites that send SQL (for -v).
+	SQLSites int
 	// Cycles and Truncated are the cycle search's result over Edges
 	// (the search depth is an analyzer flag, part of the key): on a big
 	// graph the search costs more than everything else on a cached run.

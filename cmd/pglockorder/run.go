@@ -242,6 +242,7 @@ Flags:
 				results.Skipped = append(results.Skipped, res.Skipped...)
 				results.Locked = append(results.Locked, res.Locked...)
 				sites = append(sites, res.Sites...)
+				results.SQLSites += len(res.Sites)
 				results.Warnings = append(results.Warnings, limitWarnings(u.pkg, res.Limits)...)
 				results.Dispatch.Add(res.Dispatch)
 			}
@@ -351,6 +352,7 @@ Flags:
 		}
 		// SQL of other dialects, skipped (analyzer/dialect.go).
 		fmt.Fprint(stderr, prefixLines("pglockorder: ", analyzer.TakeDialectReport().String()))
+		fmt.Fprintf(stderr, "pglockorder: %d call sites send SQL\n", results.SQLSites)
 		printDispatch(stderr, results.Dispatch, results.ImplDeps, results.ImplGroups)
 	}
 	if analyzer.Debug() {
