@@ -231,7 +231,7 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 // locks the callee holds at that point are held. unit tells apart the
 // statements of the callee's several sinks at one call site.
 func (fa *fnAnalysis) applySink(site ssa.Instruction, unit string, k Sink, mapped []int, args []ssa.Value, bind binder, st *state) {
-	if k.Param >= len(args) || args[k.Param] == nil {
+	if k.Template == nil && (k.Param >= len(args) || args[k.Param] == nil) {
 		return
 	}
 	scope, _, _ := strings.Cut(unit, "#sink")
@@ -242,7 +242,7 @@ func (fa *fnAnalysis) applySink(site ssa.Instruction, unit string, k Sink, mappe
 	}
 	lent := fa.lend(k.Held, k.Surely, mapped, st)
 	fa.via, fa.unit = k.Func, unit
-	fa.query(site, h, args[k.Param], params, st, k.Batch)
+	fa.runText(site, h, fa.sinkText(k, args), params, st, k.Batch)
 	fa.via, fa.unit = "", ""
 	fa.unlend(lent, st)
 }

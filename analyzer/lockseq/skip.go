@@ -50,6 +50,9 @@ func (s Skip) String() string {
 	case SkipUnparsable:
 		return fmt.Sprintf("%s: skipping SQL that does not parse: %s", s.Posn, s.Detail)
 	case SkipRuntime:
+		if s.Detail != "" {
+			return s.Posn + ": some query text here is built at run time and was not analysed: " + s.Detail
+		}
 		return s.Posn + ": some query text here is built at run time and was not analysed"
 	case SkipDialect:
 		return fmt.Sprintf("%s: skipping SQL that is not PostgreSQL (%s)", s.Posn, s.Detail)

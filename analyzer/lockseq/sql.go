@@ -21,12 +21,31 @@ import (
 // query applies running the SQL text of value text on handle h, with query
 // parameters params (a variadic slice, or nil).
 func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Value, st *state, batch bool) {
-	t := sqlsite.Resolve(text)
+	fa.runText(site, h, sqlsite.Resolve(text), params, st, batch)
+}
+
+// sinkText is the text a call site passes for a callee's sink k: the
+// argument's own text, or the callee's template bound to the arguments
+// (args are the callee's parameter values there).
+func (fa *fnAnalysis) sinkText(k Sink, args []ssa.Value) sqlsite.Text {
+	if k.Template != nil {
+		return sqlsite.Bind(*k.Template, args)
+	}
+	return sqlsite.Resolve(args[k.Param])
+}
+
+// runText runs the resolved text t on handle h. The parts of it that are
+// this function's parameters, or built from them, make the function a sink
+// for its callers; a part built at run time is skipped, with the reason.
+func (fa *fnAnalysis) runText(site ssa.Instruction, h Handle, t sqlsite.Text, params ssa.Value, st *state, batch bool) {
 	for _, p := range t.Params {
-		fa.addSink(p, h, params, batch, st)
+		fa.addSink(p, nil, h, params, batch, st)
+	}
+	for i := range t.Templates {
+		fa.addSink(-1, &t.Templates[i], h, params, batch, st)
 	}
 	if t.Unknown {
-		fa.a.skip(Skip{Reason: SkipRuntime, Posn: fa.position(site.Pos())})
+		fa.a.skip(Skip{Reason: SkipRuntime, Posn: fa.position(site.Pos()), Detail: t.Why})
 		fa.addSite(site, "", true, h.Kind == sqlsite.Tx)
 	}
 	if len(t.SQL) == 0 {
@@ -561,8 +580,9 @@ func (fa *fnAnalysis) unlock(h Handle, class lockgraph.Class, st *state) {
 	}
 }
 
-// addSink records that the function runs the text of its parameter p.
-func (fa *fnAnalysis) addSink(p int, h Handle, params ssa.Value, batch bool, st *state) {
+// addSink records that the function runs the text of its parameter p, or
+// the text tmpl builds from its parameters.
+func (fa *fnAnalysis) addSink(p int, tmpl *sqlsite.Template, h Handle, params ssa.Value, batch bool, st *state) {
 	args := -1
 	if prm, ok := params.(*ssa.Parameter); ok {
 		args = slices.Index(fa.fn.Params, prm)
@@ -570,6 +590,10 @@ func (fa *fnAnalysis) addSink(p int, h Handle, params ssa.Value, batch bool, st 
 	k := Sink{Param: p, Args: args, Handle: h, Batch: batch}
 	held, surely := sortedKeys(st.held), sortedKeys(st.must)
 	key := fmt.Sprint(k)
+	if tmpl != nil {
+		key += tmpl.String()
+		k.Template = tmpl
+	}
 	if i, ok := fa.sinks[key]; ok {
 		// Seen again: on another path it may hold other locks.
 		v := &fa.sum.Sinks[i]
@@ -611,7 +635,13 @@ func (fa *fnAnalysis) sendBatch(site ssa.Instruction, h Handle, batch ssa.Value,
 			}
 			t := sqlsite.Resolve(op.Args[op.Query])
 			for _, p := range t.Params {
-				fa.addSink(p, h, argOrNil(op.Args, op.Params), true, st)
+				fa.addSink(p, nil, h, argOrNil(op.Args, op.Params), true, st)
+			}
+			for i := range t.Templates {
+				fa.addSink(-1, &t.Templates[i], h, argOrNil(op.Args, op.Params), true, st)
+			}
+			if t.Unknown {
+				fa.a.skip(Skip{Reason: SkipRuntime, Posn: fa.position(call.Pos()), Detail: t.Why})
 			}
 			if len(t.SQL) == 0 {
 				continue

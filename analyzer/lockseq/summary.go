@@ -160,11 +160,14 @@ func (f Flow) String() string {
 
 // Sink says that the function runs the SQL text of its parameter Param on
 // Handle, with the query arguments of parameter Args (-1 if none): at each
-// call site the argument's text is analysed as if run there.
+// call site the argument's text is analysed as if run there. A text the
+// function builds from its parameters (a table name spliced into a query)
+// is a Template instead (Param is then -1), which each call site binds.
 type Sink struct {
-	Param  int
-	Args   int
-	Handle Handle
+	Param    int
+	Template *sqlsite.Template
+	Args     int
+	Handle   Handle
 	// Batch is set when the text is queued in a batch rather than run.
 	Batch bool
 	// Held lists the function's events whose locks may be held when it
@@ -277,6 +280,10 @@ func (s *Summary) String() string {
 	if len(s.Sinks) > 0 {
 		var sk []string
 		for _, k := range s.Sinks {
+			if k.Template != nil {
+				sk = append(sk, fmt.Sprintf("{%s}@%s", k.Template, k.Handle.Ref))
+				continue
+			}
 			sk = append(sk, fmt.Sprintf("%d@%s", k.Param, k.Handle.Ref))
 		}
 		parts = append(parts, "sinks("+strings.Join(sk, ", ")+")")

@@ -2,60 +2,106 @@ package sqlsite
 
 import (
 	"fmt"
+	"go/token"
 	"go/types"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"golang.org/x/tools/go/ssa"
 )
 
-// embedCache maps "file:line" of a variable declaration to its *embedded
-// text, so that a file is read once however often the query is resolved.
+// Embedded files are read with os.ReadFile, not the analysis pass's
+// ReadFile: go vet (unitchecker) and analysistest only let a pass read the
+// package's Go files and its NonGoFiles, and the go command does not count
+// embedded files among those. Reading them from disk works the same in all
+// three drivers. The go command's vet action keys on them (through the
+// compile action, which hashes EmbedFiles), the pglockorder command's result
+// cache too.
+
+// embedCache maps "file:line" of a variable declaration to its *embedSet,
+// so that a directive is read once however often the query is resolved.
 var embedCache sync.Map
 
-type embedded struct {
+// fileCache maps an embedded file's path to its *fileText.
+var fileCache sync.Map
+
+type fileText struct {
 	text string
 	ok   bool
+}
+
+// embedSet is what a //go:embed directive names: the files, by their slash
+// names relative to the package directory dir.
+type embedSet struct {
+	dir   string
+	files []string
+	ok    bool
 }
 
 // embedText returns the text of the file a string variable is initialised
 // with by a //go:embed directive (//go:embed lock_job.sql above var lockJob
 // string): the compiler fills such a variable, so no store to it appears
-// in the package's init function. Only a directive naming one file, with
-// no pattern characters, is read; the file is found next to the Go file,
-// as the go command finds it.
+// in the package's init function. A string or []byte variable embeds
+// exactly one file.
 func embedText(g *ssa.Global) (string, bool) {
 	obj, ok := g.Object().(*types.Var)
-	if !ok || !isString(obj.Type()) || g.Pkg == nil || g.Pkg.Prog == nil || g.Pkg.Prog.Fset == nil {
+	if !ok || !isString(obj.Type()) && !isBytes(obj.Type()) {
 		return "", false
 	}
-	pos := g.Pkg.Prog.Fset.Position(obj.Pos())
-	if pos.Filename == "" || pos.Line < 2 {
+	set := embedFiles(g)
+	if !set.ok || len(set.files) != 1 {
 		return "", false
+	}
+	return set.read(set.files[0])
+}
+
+// embedFiles returns the files a //go:embed directive above the package
+// variable g names.
+func embedFiles(g *ssa.Global) embedSet {
+	if g.Pkg == nil || g.Pkg.Prog == nil || g.Pkg.Prog.Fset == nil || g.Object() == nil {
+		return embedSet{}
+	}
+	pos := g.Pkg.Prog.Fset.Position(g.Object().Pos())
+	if pos.Filename == "" || pos.Line < 2 {
+		return embedSet{}
 	}
 	key := fmt.Sprintf("%s:%d", pos.Filename, pos.Line)
 	if e, ok := embedCache.Load(key); ok {
-		e := e.(embedded)
-		return e.text, e.ok
+		return *e.(*embedSet)
 	}
-	text, ok := readEmbed(pos.Filename, pos.Line)
-	embedCache.Store(key, embedded{text, ok})
-	return text, ok
+	set := readDirective(pos.Filename, pos.Line)
+	embedCache.Store(key, &set)
+	return set
 }
 
 // readEmbed reads the file named by the //go:embed directive in the
-// comment lines just above line of the Go file.
+// comment lines just above line of the Go file, when it names one file.
 func readEmbed(goFile string, line int) (string, bool) {
+	set := readDirective(goFile, line)
+	if !set.ok || len(set.files) != 1 {
+		return "", false
+	}
+	return set.read(set.files[0])
+}
+
+// readDirective reads the //go:embed directives in the comment lines just
+// above line of the Go file and lists the files they embed.
+func readDirective(goFile string, line int) embedSet {
 	src, err := os.ReadFile(goFile)
 	if err != nil {
-		return "", false
+		return embedSet{}
 	}
 	lines := strings.Split(string(src), "\n")
 	if line-1 > len(lines) {
-		return "", false
+		return embedSet{}
 	}
+	var pats []string
 	for i := line - 2; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
 		if !strings.HasPrefix(l, "//") {
@@ -65,16 +111,242 @@ func readEmbed(goFile string, line int) (string, bool) {
 		if !ok {
 			continue
 		}
-		pats := strings.Fields(rest)
-		if len(pats) != 1 || strings.ContainsAny(pats[0], "*?[\"`") {
-			return "", false
+		p, ok := embedPatterns(rest)
+		if !ok {
+			return embedSet{}
 		}
-		name := filepath.Join(filepath.Dir(goFile), filepath.FromSlash(pats[0]))
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return "", false
-		}
-		return string(data), true
+		pats = append(pats, p...)
 	}
-	return "", false
+	if len(pats) == 0 {
+		return embedSet{}
+	}
+	dir := filepath.Dir(goFile)
+	files, ok := matchEmbed(dir, pats)
+	return embedSet{dir: dir, files: files, ok: ok}
+}
+
+// embedPatterns splits the patterns of a //go:embed line: space-separated,
+// each may be quoted as a Go string ("a b.sql" or `a b.sql`).
+func embedPatterns(s string) ([]string, bool) {
+	var out []string
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		switch s[0] {
+		case '`':
+			end := strings.IndexByte(s[1:], '`')
+			if end < 0 {
+				return nil, false
+			}
+			out = append(out, s[1:1+end])
+			s = s[end+2:]
+		case '"':
+			i := 1
+			for i < len(s) && s[i] != '"' {
+				if s[i] == '\\' {
+					i++ // the escaped character
+				}
+				i++
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+			p, err := strconv.Unquote(s[:i+1])
+			if err != nil {
+				return nil, false
+			}
+			out = append(out, p)
+			s = s[i+1:]
+		default:
+			end := strings.IndexAny(s, " \t")
+			if end < 0 {
+				end = len(s)
+			}
+			out = append(out, s[:end])
+			s = s[end:]
+		}
+	}
+	return out, len(out) > 0
+}
+
+// matchEmbed lists the files the patterns embed from dir, as the go command
+// does: a pattern is a path.Match glob; a directory matched embeds its files
+// recursively, except those whose names begin with '.' or '_' (unless the
+// pattern starts with "all:"). It fails on a pattern that matches nothing
+// (the go command refuses to build then) or past maxFiles.
+func matchEmbed(dir string, pats []string) ([]string, bool) {
+	var out []string
+	for _, p := range pats {
+		all := false
+		if rest, ok := strings.CutPrefix(p, "all:"); ok {
+			p, all = rest, true
+		}
+		if p == "" || path.IsAbs(p) || strings.Contains(p, "..") || strings.ContainsAny(p, `\`) {
+			return nil, false
+		}
+		matches, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil || len(matches) == 0 {
+			return nil, false
+		}
+		for _, m := range matches {
+			err := filepath.WalkDir(m, func(name string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				base := d.Name()
+				if name != m && !all && (strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")) {
+					if d.IsDir() {
+						return filepath.SkipDir
+					}
+					return nil
+				}
+				if d.IsDir() || !d.Type().IsRegular() {
+					return nil
+				}
+				rel, err := filepath.Rel(dir, name)
+				if err != nil {
+					return err
+				}
+				out = append(out, filepath.ToSlash(rel))
+				if len(out) > maxFiles {
+					return fs.SkipAll
+				}
+				return nil
+			})
+			if err != nil || len(out) > maxFiles {
+				return nil, false
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), true
+}
+
+// read returns the text of the embedded file name (a slash path relative to
+// the package), which the set must contain.
+func (s embedSet) read(name string) (string, bool) {
+	if _, found := slices.BinarySearch(s.files, name); !found {
+		return "", false
+	}
+	file := filepath.Join(s.dir, filepath.FromSlash(name))
+	if f, ok := fileCache.Load(file); ok {
+		f := f.(*fileText)
+		return f.text, f.ok
+	}
+	var f fileText
+	if info, err := os.Stat(file); err == nil && info.Size() <= maxFileSize {
+		if data, err := os.ReadFile(file); err == nil {
+			f = fileText{text: string(data), ok: true}
+		}
+	}
+	fileCache.Store(file, &f)
+	return f.text, f.ok
+}
+
+// readFile resolves the text of (embed.FS).ReadFile and fs.ReadFile on an
+// embed.FS package variable: the file the name names, or, where the name is
+// built from the function's parameters, the candidate files its callers
+// choose from.
+func (r *resolver) readFile(c *ssa.Call, depth int) (alts, bool) {
+	callee := c.Call.StaticCallee()
+	if callee == nil || callee.Pkg == nil || len(c.Call.Args) != 2 || callee.Name() != "ReadFile" {
+		return alts{}, false
+	}
+	switch path := callee.Pkg.Pkg.Path(); {
+	case path == "embed" && callee.Signature.Recv() != nil:
+	case path == "io/fs" && callee.Signature.Recv() == nil:
+	default:
+		return alts{}, false
+	}
+	fsys := stripConversions(c.Call.Args[0])
+	load, ok := fsys.(*ssa.UnOp)
+	var g *ssa.Global
+	if ok {
+		g, _ = load.X.(*ssa.Global)
+	}
+	if g == nil {
+		return unknown("a file of a file system other than an embed.FS package variable"), true
+	}
+	set := embedFiles(g)
+	if !set.ok {
+		return unknown("a file of embed.FS " + g.Name() + ", whose //go:embed directive was not read"), true
+	}
+	names := r.value(c.Call.Args[1], depth+1)
+	out := alts{unknown: names.unknown, why: names.why}
+	if names.unknown {
+		out.why = "the file name is not constant: " + names.why
+	}
+	for _, n := range names.nodes {
+		if n.isString() {
+			text, ok := set.read(n.Text)
+			if !ok {
+				out.unknown, out.why = true, fmt.Sprintf("no embedded file %q in %s", n.Text, g.Name())
+				continue
+			}
+			out.nodes = append(out.nodes, constNode(text))
+			continue
+		}
+		re := filePattern(n)
+		var files []File // sorted, as set.files is
+		size := 0
+		for _, f := range set.files {
+			if re.MatchString(f) {
+				if text, ok := set.read(f); ok {
+					files = append(files, File{Name: f, Text: text})
+					size += len(text)
+				}
+			}
+		}
+		if size > maxFilesSize {
+			out.unknown, out.why = true, fmt.Sprintf("one of %d embedded files of %s (%d bytes in all, more than the analysis carries to callers)", len(files), g.Name(), size)
+			continue
+		}
+		if len(files) == 0 {
+			out.unknown, out.why = true, fmt.Sprintf("no embedded file of %s matches %s", g.Name(), n)
+			continue
+		}
+		out.nodes = append(out.nodes, Node{Op: OpFile, Args: []Node{n}, Files: files})
+	}
+	return out, true
+}
+
+// bytes resolves a byte slice converted to a string: an embedded file read
+// (ReadFile's result, a //go:embed []byte variable) or a bytes.Buffer's
+// contents.
+func (r *resolver) bytes(v ssa.Value, depth int) alts {
+	switch x := v.(type) {
+	case *ssa.Extract:
+		if c, ok := x.Tuple.(*ssa.Call); ok && x.Index == 0 {
+			if t, ok := r.readFile(c, depth); ok {
+				return t
+			}
+		}
+	case *ssa.UnOp:
+		if g, ok := x.X.(*ssa.Global); ok && x.Op == token.MUL {
+			if text, ok := embedText(g); ok {
+				return single(constNode(text))
+			}
+		}
+	case *ssa.Call:
+		if callee := x.Call.StaticCallee(); callee != nil && callee.Name() == "Bytes" && len(x.Call.Args) == 1 && callee.Signature.Recv() != nil {
+			if pkg, name, ok := namedPath(callee.Signature.Recv().Type()); ok && pkg == "bytes" && name == "Buffer" {
+				return r.builder(x.Call.Args[0], x, depth)
+			}
+		}
+	}
+	return unknown("a byte slice built at run time (" + describe(v) + ")")
+}
+
+// stripConversions looks through interface boxing and conversions.
+func stripConversions(v ssa.Value) ssa.Value {
+	for {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+		case *ssa.ChangeInterface:
+			v = x.X
+		case *ssa.ChangeType:
+			v = x.X
+		default:
+			return v
+		}
+	}
 }

@@ -13,8 +13,10 @@ func TestReadEmbed(t *testing.T) {
 	if err := os.WriteFile(goFile, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "lock.sql"), []byte("SELECT 1 FOR UPDATE"), 0o600); err != nil {
-		t.Fatal(err)
+	for name, text := range map[string]string{"lock.sql": "SELECT 1 FOR UPDATE", "other.sql": "SELECT 2"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tests := []struct {
 		line int
@@ -22,7 +24,7 @@ func TestReadEmbed(t *testing.T) {
 		ok   bool
 	}{
 		{5, "SELECT 1 FOR UPDATE", true},
-		{8, "", false},  // a pattern: which file is not known
+		{8, "", false},  // a pattern of two files: not one text
 		{10, "", false}, // no directive
 	}
 	for _, tt := range tests {

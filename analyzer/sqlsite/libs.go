@@ -391,7 +391,8 @@ type statement struct {
 	order  []string
 	limit1 bool // the library asks for one row (First, Take)
 	suffix []string
-	raw    string // a raw SQL text (GORM's Raw, bun's NewRaw)
+	prefix []string // text before the statement (squirrel's Prefix: a WITH clause)
+	raw    string   // a raw SQL text (GORM's Raw, bun's NewRaw)
 	// unknown is set when the chain filters rows by conditions that
 	// cannot be rendered (a struct condition, a function predicate).
 	unknown bool
@@ -421,6 +422,21 @@ const unknownFilter = "pglockorder_unrendered_filter = 'pglockorder'"
 // not parse (a dialect's quoting) are replaced by unknownFilter rather than
 // losing the statement and its locks.
 func (s *statement) sql() (string, bool) {
+	text, ok := s.body()
+	if !ok || len(s.prefix) == 0 {
+		return text, ok
+	}
+	full := strings.Join(s.prefix, " ") + " " + text
+	if lockmodel.Analyze(full).Err != nil {
+		// A prefix of the dialect's own (a comment hint, say): the
+		// statement without it.
+		return text, true
+	}
+	return full, true
+}
+
+// body renders the statement without its prefix.
+func (s *statement) body() (string, bool) {
 	if s.raw != "" {
 		return s.raw, true
 	}
@@ -613,24 +629,24 @@ func structOfType(t types.Type) *types.Struct {
 // library resolves the text a library call returns: the query it was
 // given, with only its bind markers changed (sqlx's Rebind and In), or the
 // statement a builder renders (squirrel's ToSql).
-func (r *resolver) library(c *ssa.Call, depth int) (Text, bool) {
+func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 	if c.Call.IsInvoke() && c.Call.Method.Name() == "Rebind" && len(c.Call.Args) == 1 && isString(c.Call.Args[0].Type()) {
 		// Rebind through an interface (sqlx.Ext, sqlx.ExtContext, a
 		// repository's DBTX embedding them): the query with other bind
 		// markers.
-		return r.resolve(c.Call.Args[0], depth+1), true
+		return r.value(c.Call.Args[0], depth+1), true
 	}
 	fn := staticFunc(&c.Call)
 	if fn == nil {
-		return Text{}, false
+		return alts{}, false
 	}
 	if i, ok := sqlxPassThrough(fn); ok && i < len(c.Call.Args) {
-		return r.resolve(c.Call.Args[i], depth+1), true
+		return r.value(c.Call.Args[i], depth+1), true
 	}
 	if s, ok := squirrelToSQL(c); ok {
-		return Text{SQL: []string{s}}, true
+		return single(constNode(s)), true
 	}
-	return Text{}, false
+	return alts{}, false
 }
 
 // constStringValue returns the value of a string constant.

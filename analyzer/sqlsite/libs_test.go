@@ -81,6 +81,10 @@ func TestStatementSQL(t *testing.T) {
 			"INSERT INTO jobs DEFAULT VALUES", true},
 		{"raw text wins", statement{verb: "SELECT", raw: "SELECT 1 FROM t FOR SHARE"},
 			"SELECT 1 FROM t FOR SHARE", true},
+		{"a prefix (squirrel's Prefix: a CTE)", statement{verb: "SELECT", table: "jobs", prefix: []string{"WITH r AS (SELECT 1 FROM runs FOR UPDATE)"}},
+			"WITH r AS (SELECT 1 FROM runs FOR UPDATE) SELECT * FROM jobs", true},
+		{"a prefix that does not parse is dropped", statement{verb: "SELECT", table: "jobs", prefix: []string{"/*+ hint"}, suffix: []string{"FOR UPDATE"}},
+			"SELECT * FROM jobs FOR UPDATE", true},
 		{"no table", statement{verb: "SELECT"}, "", false},
 		{"unknown verb", statement{verb: "MERGE", table: "t"}, "", false},
 	}

@@ -97,7 +97,7 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 		case "Select", "Update", "Delete", "Insert", "Replace":
 			start(l.name, l.args)
 		case "From", "Into", "Table":
-			if s, ok := constString(l.args[0]); ok {
+			if s, ok := constText(l.args[0]); ok {
 				st.table = firstWord(s)
 			}
 		case "Where":
@@ -111,12 +111,18 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 		case "Limit":
 			st.limit1 = isConstOne(l.args[0])
 		case "Set":
-			if s, ok := constString(l.args[0]); ok && st.set == "" {
+			if s, ok := constText(l.args[0]); ok && st.set == "" {
 				st.set = s
 			}
-		case "Suffix":
-			if s, ok := constString(l.args[0]); ok {
+		case "Suffix", "SuffixExpr":
+			if s, ok := squirrelFragment(l.args[0]); ok {
 				st.suffix = append(st.suffix, s)
+			} else if l.name == "SuffixExpr" {
+				st.unknown = true
+			}
+		case "Prefix", "PrefixExpr":
+			if s, ok := squirrelFragment(l.args[0]); ok {
+				st.prefix = append(st.prefix, s)
 			}
 		case "RunWith":
 			runner = l.args[0]
@@ -131,7 +137,7 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 // squirrelPred renders a Where predicate: a constant string, or the
 // constant keys of an Eq map literal (sq.Eq{"id": id}).
 func squirrelPred(v ssa.Value) []string {
-	if s, ok := constString(v); ok {
+	if s, ok := squirrelFragment(v); ok {
 		return []string{s}
 	}
 	var out []string
@@ -139,6 +145,24 @@ func squirrelPred(v ssa.Value) []string {
 		out = append(out, k+" = ?")
 	}
 	return out
+}
+
+// squirrelFragment returns the SQL text of a raw fragment: a constant
+// string (also one built from constants), or a squirrel.Expr of one
+// (sq.Expr("id IN (SELECT job_id FROM runs WHERE id = ? FOR UPDATE)", id)).
+func squirrelFragment(v ssa.Value) (string, bool) {
+	v = stripConversions(v)
+	if c, ok := v.(*ssa.Call); ok {
+		fn := staticFunc(&c.Call)
+		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgSquirrel || fn.Name() != "Expr" || len(c.Call.Args) == 0 {
+			return "", false
+		}
+		v = c.Call.Args[0]
+	}
+	if !isString(v.Type()) {
+		return "", false
+	}
+	return constText(v)
 }
 
 // mapKeys returns the constant keys, sorted, of a map literal passed as an

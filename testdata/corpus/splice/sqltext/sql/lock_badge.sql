@@ -1,0 +1,1 @@
+SELECT id FROM lanyards WHERE id = $1 FOR UPDATE

@@ -1,0 +1,1 @@
+SELECT id FROM tally_marks WHERE id = $1 FOR UPDATE

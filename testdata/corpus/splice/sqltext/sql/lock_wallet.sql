@@ -1,0 +1,1 @@
+SELECT id FROM coin_purses WHERE id = $1 FOR UPDATE
