@@ -23,7 +23,7 @@ import (
 // without a finding, fails the test.
 
 // wantComment matches a want comment and its expectations.
-var wantComment = regexp.MustCompile("//\\s*want\\s+(.*)$")
+var wantComment = regexp.MustCompile(`//\s*want\s+(.*)$`)
 
 // wantPattern matches one expectation: a back-quoted or double-quoted
 // regular expression.
