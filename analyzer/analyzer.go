@@ -30,7 +30,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        doc,
 	URL:        "https://github.com/pglockorder/pglockorder",
 	Run:        run,
-	FactTypes:  []analysis.Fact{new(lockseq.Summary), new(PackageInfo)},
+	FactTypes:  []analysis.Fact{new(lockseq.Summary), new(PackageInfo), new(StringsFact)},
 	ResultType: reflect.TypeFor[*Result](),
 }
 
@@ -252,7 +252,9 @@ func analyze(pass *analysis.Pass) (any, error) {
 		},
 		SkipSQL: configured(pass), // dialects and schema from the config (dialect.go)
 		Methods: methods,          // implementations of interfaces (dispatch.go)
+		Strings: importedStrings(pass),
 	})
+	exportStrings(pass, pkg)
 	for _, fn := range sourceFuncs(pass, pkg) {
 		an.Summary(fn)
 		if obj, ok := fn.Object().(*types.Func); ok && obj.Pkg() == pass.Pkg && exportable(obj) {

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
 // Limits that keep summaries and paths small on large programs.
@@ -31,6 +32,9 @@ type Env struct {
 	// program in the pglockorder command, the package's dependencies in
 	// go vet.
 	Methods func(name string) []*types.Func
+	// Strings, if set, returns the constant elements a []string variable
+	// of another package is initialised with (a column list).
+	Strings func(v *types.Var) ([]string, bool)
 }
 
 // Leak is a session advisory lock taken on a pool: the unlock may run on
@@ -85,6 +89,8 @@ type Analysis struct {
 	// Dispatch counts the calls through interfaces and how they were
 	// resolved (dispatch.go).
 	Dispatch DispatchStats
+	// ext is what the SQL resolver knows of other packages (externals).
+	ext *sqlsite.Externals
 	// impls caches the implementations of interface methods (dispatch.go).
 	impls map[string]implEntry
 	// typesByMethod indexes the named types of the package and its
@@ -123,6 +129,27 @@ func (a *Analysis) Summary(fn *ssa.Function) *Summary {
 	delete(a.inProgress, fn)
 	a.sums[fn] = s
 	return s
+}
+
+// externals is what the SQL text resolver may know of other packages:
+// the texts their functions return (their summaries) and their []string
+// variables.
+func (a *Analysis) externals() *sqlsite.Externals {
+	if a.ext == nil {
+		a.ext = &sqlsite.Externals{
+			Text: func(fn *types.Func) []sqlsite.Template {
+				if a.env.ImportSummary == nil {
+					return nil
+				}
+				if s := a.env.ImportSummary(fn); s != nil {
+					return s.Text
+				}
+				return nil
+			},
+			Strings: a.env.Strings,
+		}
+	}
+	return a.ext
 }
 
 // summaryOf returns the summary of a callee: analysed here when its body is

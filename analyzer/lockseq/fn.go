@@ -440,6 +440,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 func (fa *fnAnalysis) finish(exit, okExit *state) {
 	fa.flushRows()
 	fa.flows()
+	fa.returnedText()
 	// A transaction the function begins and returns (tx := beginWrite())
 	// goes on in the caller with what it holds.
 	returned := map[Ref]bool{}
@@ -543,6 +544,42 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 		}
 	}
 	return out
+}
+
+// returnedText records, for a function whose first result is a string of
+// SQL text (a queries package's LockJobSQL(table string) string), the texts
+// it returns as templates over its parameters: callers in other packages,
+// which see only its summary, resolve the text from them.
+func (fa *fnAnalysis) returnedText() {
+	results := fa.fn.Signature.Results()
+	if results.Len() == 0 || !isStringType(results.At(0).Type()) {
+		return
+	}
+	var all sqlsite.Text
+	found := false
+	for _, b := range fa.fn.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok || len(ret.Results) == 0 {
+			continue
+		}
+		t := sqlsite.ResolveWith(ret.Results[0], fa.a.externals())
+		if t.Unknown {
+			return
+		}
+		found = true
+		all.SQL = append(all.SQL, t.SQL...)
+		all.Params = append(all.Params, t.Params...)
+		all.Templates = append(all.Templates, t.Templates...)
+	}
+	if found {
+		fa.sum.Text = all.Returned(fa.fn)
+	}
+}
+
+// isStringType reports whether t's underlying type is string.
+func isStringType(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
 }
 
 // dynamicValue returns the value of a concrete type that v, of an interface

@@ -21,7 +21,7 @@ import (
 // query applies running the SQL text of value text on handle h, with query
 // parameters params (a variadic slice, or nil).
 func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Value, st *state, batch bool) {
-	fa.runText(site, h, sqlsite.Resolve(text), params, st, batch)
+	fa.runText(site, h, sqlsite.ResolveWith(text, fa.a.externals()), params, st, batch)
 }
 
 // sinkText is the text a call site passes for a callee's sink k: the
@@ -29,9 +29,9 @@ func (fa *fnAnalysis) query(site ssa.Instruction, h Handle, text, params ssa.Val
 // (args are the callee's parameter values there).
 func (fa *fnAnalysis) sinkText(k Sink, args []ssa.Value) sqlsite.Text {
 	if k.Template != nil {
-		return sqlsite.Bind(*k.Template, args)
+		return sqlsite.BindWith(*k.Template, args, fa.a.externals())
 	}
-	return sqlsite.Resolve(args[k.Param])
+	return sqlsite.ResolveWith(args[k.Param], fa.a.externals())
 }
 
 // runText runs the resolved text t on handle h. The parts of it that are
@@ -633,7 +633,7 @@ func (fa *fnAnalysis) sendBatch(site ssa.Instruction, h Handle, batch ssa.Value,
 			if op.Kind != sqlsite.Queue || batchRoot(op.Recv) != root {
 				continue
 			}
-			t := sqlsite.Resolve(op.Args[op.Query])
+			t := sqlsite.ResolveWith(op.Args[op.Query], fa.a.externals())
 			for _, p := range t.Params {
 				fa.addSink(p, nil, h, argOrNil(op.Args, op.Params), true, st)
 			}

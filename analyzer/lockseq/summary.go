@@ -213,6 +213,10 @@ type Summary struct {
 	Invokes []Invoke
 	// Tries lists the try-locks whose success a boolean result reports.
 	Tries []TryResult
+	// Text lists the SQL texts the function returns (its first result),
+	// as templates over its parameters, for callers in other packages
+	// (sqlsite.Externals).
+	Text []sqlsite.Template
 }
 
 // Invoke says that the function calls its function-valued parameter Param
@@ -246,7 +250,7 @@ func (*Summary) AFact() {}
 
 // Empty reports whether the summary says nothing a caller needs.
 func (s *Summary) Empty() bool {
-	return s == nil || len(s.Events) == 0 && len(s.Releases) == 0 && len(s.Returns) == 0 && len(s.Sinks) == 0 && len(s.Unlocks) == 0 && len(s.Invokes) == 0
+	return s == nil || len(s.Events) == 0 && len(s.Releases) == 0 && len(s.Returns) == 0 && len(s.Sinks) == 0 && len(s.Unlocks) == 0 && len(s.Invokes) == 0 && len(s.Text) == 0
 }
 
 // String renders the summary compactly for tests and debugging:
@@ -309,6 +313,13 @@ func (s *Summary) String() string {
 			rl = append(rl, string(r.Ref))
 		}
 		parts = append(parts, "ends("+strings.Join(rl, ", ")+")")
+	}
+	if len(s.Text) > 0 {
+		texts := make([]string, len(s.Text))
+		for i, t := range s.Text {
+			texts[i] = "{" + t.String() + "}"
+		}
+		parts = append(parts, "text("+strings.Join(texts, ", ")+")")
 	}
 	return strings.Join(parts, " ")
 }

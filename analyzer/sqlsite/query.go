@@ -61,8 +61,25 @@ type Text struct {
 // the same package that return strings. Where the text depends on the
 // enclosing function's parameters, it is a template (or the parameter
 // itself) that each caller binds.
-func Resolve(v ssa.Value) Text {
-	r := resolver{seen: map[ssa.Value]bool{}, top: v.Parent()}
+func Resolve(v ssa.Value) Text { return ResolveWith(v, nil) }
+
+// Externals is what the analysis knows, from facts, of other packages'
+// functions and variables, whose bodies and initialisers are not in this
+// package's SSA.
+type Externals struct {
+	// Text returns the texts a function returns (result 0), as templates
+	// over its parameters, or nil.
+	Text func(fn *types.Func) []Template
+	// Strings returns the constant elements a package-level []string
+	// variable is initialised with.
+	Strings func(v *types.Var) ([]string, bool)
+}
+
+// ResolveWith is Resolve, also through other packages' functions that
+// return SQL text (a queries package's LockJobSQL(table)) and []string
+// variables (a column list), as ext knows them.
+func ResolveWith(v ssa.Value, ext *Externals) Text {
+	r := resolver{seen: map[ssa.Value]bool{}, top: v.Parent(), ext: ext}
 	return r.resolve(v, 0).text(r.top)
 }
 
@@ -79,6 +96,8 @@ type resolver struct {
 	// calls counts the functions being resolved inline, steps the values
 	// looked at.
 	calls, steps int
+	// ext knows other packages' functions and variables, or is nil.
+	ext *Externals
 }
 
 // bound is a value passed to a function resolved inline, with the
@@ -459,6 +478,11 @@ func (r *resolver) call(c *ssa.Call, index, depth int) alts {
 			return r.builder(c.Call.Args[0], c, depth)
 		}
 	}
+	if callee.Blocks == nil && index == 0 {
+		if t, ok := r.external(c, callee, depth); ok {
+			return t
+		}
+	}
 	if callee.Blocks == nil || index >= callee.Signature.Results().Len() || !isString(callee.Signature.Results().At(index).Type()) {
 		return unknown(describe(c))
 	}
@@ -554,6 +578,16 @@ func (r *resolver) elemAlts(v ssa.Value, fn string, depth int) ([][]Node, string
 	}
 	vals, ok := variadicElems(v)
 	if !ok {
+		vals, ok = r.sliceLiteral(v)
+	}
+	if !ok {
+		if strs, ok := r.externalStrings(v); ok {
+			elems := make([]Node, len(strs))
+			for i, s := range strs {
+				elems[i] = constNode(s)
+			}
+			return [][]Node{elems}, ""
+		}
 		return nil, "the arguments of " + fn + " are a slice built at run time"
 	}
 	combos := [][]Node{nil}
@@ -881,6 +915,87 @@ func ArrayLiteral(a *ssa.Alloc) ([]ssa.Value, bool) {
 			return nil, false
 		}
 		out[i] = v
+	}
+	return out, true
+}
+
+// external resolves a call of another package's function from what ext
+// knows of the text it returns: its templates, bound to the call's
+// arguments resolved here.
+func (r *resolver) external(c *ssa.Call, callee *ssa.Function, depth int) (alts, bool) {
+	if r.ext == nil || r.ext.Text == nil {
+		return alts{}, false
+	}
+	obj, ok := callee.Object().(*types.Func)
+	if !ok {
+		return alts{}, false
+	}
+	ts := r.ext.Text(obj)
+	if len(ts) == 0 {
+		return alts{}, false
+	}
+	args := c.Call.Args
+	var out alts
+	for _, t := range ts {
+		nodes, why := subst(t.Root, func(p int, spread bool) ([][]Node, string) {
+			if p < 0 || p >= len(args) {
+				return nil, fmt.Sprintf("parameter %d of %s is not passed", p, t.Func)
+			}
+			if spread {
+				return r.elemAlts(args[p], t.Func, depth+1)
+			}
+			a := r.value(args[p], depth+1)
+			if a.unknown {
+				return nil, fmt.Sprintf("parameter %d of %s is %s", p, t.Func, a.why)
+			}
+			return singles(a.nodes), ""
+		})
+		if why != "" {
+			return unknown(why), true
+		}
+		out = union(out, alts{nodes: nodes})
+	}
+	return out, true
+}
+
+// externalStrings returns the elements of another package's []string
+// variable that v loads, as ext knows them.
+func (r *resolver) externalStrings(v ssa.Value) ([]string, bool) {
+	if r.ext == nil || r.ext.Strings == nil {
+		return nil, false
+	}
+	u, ok := v.(*ssa.UnOp)
+	if !ok || u.Op != token.MUL {
+		return nil, false
+	}
+	g, ok := u.X.(*ssa.Global)
+	if !ok {
+		return nil, false
+	}
+	obj, ok := g.Object().(*types.Var)
+	if !ok {
+		return nil, false
+	}
+	return r.ext.Strings(obj)
+}
+
+// GlobalStrings returns the constant elements a package-level []string
+// variable of this package is initialised with (var Columns = []string{"id",
+// "name"}), for the packages that use it.
+func GlobalStrings(g *ssa.Global) ([]string, bool) {
+	r := resolver{seen: map[ssa.Value]bool{}}
+	load := &ssa.UnOp{Op: token.MUL, X: g}
+	vals, ok := r.sliceLiteral(load)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		a := r.value(v, 0)
+		if a.unknown || len(a.nodes) != 1 || !a.nodes[0].isString() {
+			return nil, false
+		}
+		out[i] = a.nodes[0].Text
 	}
 	return out, true
 }

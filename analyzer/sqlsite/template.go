@@ -431,7 +431,11 @@ func subst(n Node, bind binder) ([]Node, string) {
 // building function's parameters there (nil where not known). The result is
 // in the caller's terms: constant texts, the caller's own parameters passed
 // through (Params), or templates over them (Templates).
-func Bind(t Template, args []ssa.Value) Text {
+func Bind(t Template, args []ssa.Value) Text { return BindWith(t, args, nil) }
+
+// BindWith is Bind, resolving the arguments also through what ext knows of
+// other packages.
+func BindWith(t Template, args []ssa.Value, ext *Externals) Text {
 	// The caller: the function the arguments are values of.
 	var top *ssa.Function
 	for _, a := range args {
@@ -440,7 +444,7 @@ func Bind(t Template, args []ssa.Value) Text {
 			break
 		}
 	}
-	r := resolver{seen: map[ssa.Value]bool{}, top: top}
+	r := resolver{seen: map[ssa.Value]bool{}, top: top, ext: ext}
 	name := func(p int) string {
 		if p < len(t.Names) && t.Names[p] != "" {
 			return t.Names[p]
@@ -495,4 +499,51 @@ func filePattern(n Node) *regexp.Regexp {
 	}
 	walk(n)
 	return regexp.MustCompile("^" + b.String() + "$")
+}
+
+// Returned lists the texts t says a function returns as templates over fn's
+// parameters, for its callers in other packages (Externals.Text): constant
+// texts, parameters passed through and templates. It returns nil when some
+// alternative is unknown or none looks like SQL: a function returning a
+// name or a message is no query builder, and its summary stays empty.
+func (t Text) Returned(fn *ssa.Function) []Template {
+	if t.Unknown || t.Seq {
+		return nil
+	}
+	var out []Template
+	add := func(n Node) { out = append(out, Template{Root: n, Func: funcName(fn), Names: paramNames(fn)}) }
+	for _, s := range t.SQL {
+		add(constNode(s))
+	}
+	for _, p := range t.Params {
+		add(paramNode(p))
+	}
+	for _, tt := range t.Templates {
+		add(tt.Root)
+	}
+	if !slices.ContainsFunc(out, func(t Template) bool { return looksLikeSQL(t.Root) }) {
+		return nil
+	}
+	return out
+}
+
+// sqlVerb matches a word that starts a statement that takes locks.
+var sqlVerb = regexp.MustCompile(`(?i)\b(select|update|delete|insert|lock|with|merge|call)\b`)
+
+// looksLikeSQL reports whether a constant part of n contains a SQL verb.
+func looksLikeSQL(n Node) bool {
+	if n.Op == OpConst && n.Kind == KindString && sqlVerb.MatchString(n.Text) {
+		return true
+	}
+	for _, a := range n.Args {
+		if looksLikeSQL(a) {
+			return true
+		}
+	}
+	for _, f := range n.Files {
+		if sqlVerb.MatchString(f.Text) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,1 @@
+SELECT id FROM sx_bays WHERE id = $1 FOR UPDATE
