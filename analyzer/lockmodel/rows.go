@@ -39,6 +39,12 @@ type RowSet struct {
 	// A schema that knows these form a unique key can make a Multi lock
 	// single-row.
 	EqColumns string
+	// EqParams lists, comma-separated and sorted by column, the columns
+	// compared for equality with a $n parameter and the first such $n:
+	// "bay_id=2,id=1". A lock whose rows share a column value with a
+	// lock held before (bins of the warehouse locked first) is within
+	// that lock's scope.
+	EqParams string
 	// EqualityOnly is set when the predicate selects its rows by equality
 	// on columns that are not a key (WHERE account_id = $1): two
 	// statements that lock the same such rows share the predicate and
@@ -178,6 +184,13 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	slices.Sort(eq)
 	eq = slices.Compact(eq)
 	rs.EqColumns = strings.Join(eq, ",")
+	var byParam []string
+	for _, col := range eq {
+		if n := firstParam[col]; n > 0 {
+			byParam = append(byParam, col+"="+strconv.Itoa(n))
+		}
+	}
+	rs.EqParams = strings.Join(byParam, ",")
 	if known && schema.IsSingleRow(table, eq) {
 		// The equalities cover a primary key or unique constraint; name
 		// the key by its first column for messages and keys.

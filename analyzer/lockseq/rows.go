@@ -22,6 +22,11 @@ type RowInfo struct {
 	// "p1.From" for a field of one, "c:42" for a constant, "" when it is
 	// none of these.
 	Key string
+	// Scope lists, comma-separated, the origins (as Key names them) of
+	// the values the statement's other equality conditions compare with:
+	// "p1" when WHERE id = $1 AND warehouse_id = $2 binds $2 to parameter
+	// 1. Every row it locks has that value in that column.
+	Scope string
 	// Pending marks an unordered multi-row write (UPDATE, DELETE, upsert)
 	// run on a handle that is a transaction only if the caller's is: the
 	// caller that makes it one reports it.
@@ -103,7 +108,29 @@ func (fa *fnAnalysis) rowInfo(eff lockmodel.Effect, keys []ssa.Value) RowInfo {
 	if param > 0 && param <= len(keys) {
 		ri.Key = fa.origin(keys[param-1], 0)
 	}
+	var scope []string
+	for eq := range strings.SplitSeq(eff.Rows.EqParams, ",") {
+		col, n, ok := strings.Cut(eq, "=")
+		i, err := strconv.Atoi(n)
+		if !ok || err != nil || col == eff.Rows.KeyColumn || i < 1 || i > len(keys) {
+			continue
+		}
+		if o := fa.origin(keys[i-1], 0); o != "" && !strings.HasPrefix(o, "c:") {
+			scope = append(scope, o)
+		}
+	}
+	ri.Scope = strings.Join(scope, ",")
 	return ri
+}
+
+// inScope reports whether every row of event ev is scoped by the value
+// whose origin is key: one of its equality conditions compares a column
+// with that value.
+func (fa *fnAnalysis) inScope(ev int, key string) bool {
+	if ev < 0 || key == "" {
+		return false
+	}
+	return slices.Contains(strings.Split(fa.events[ev].Rows.Scope, ","), key)
 }
 
 // origin names where a Go value comes from, in the function's terms (see
@@ -363,6 +390,14 @@ func (fa *fnAnalysis) underGate(f RowFinding) bool {
 			return true
 		case c.IsRow() && e.Rows.KeyColumn != "" && e.Rows.KeyParam == 0 && !e.Rows.Multi:
 			return true
+		case c.IsRow() && e.Rows.KeyColumn != "" && !e.Rows.Multi && e.Rows.Key != "" &&
+			fa.inScope(f.event, e.Rows.Key) && (f.first < 0 || fa.inScope(f.first, e.Rows.Key)):
+			// The parent row keyed by a caller's value, and the rows
+			// of the finding all within it (WHERE id = $1 AND
+			// warehouse_id = $2 after locking that warehouse): two
+			// executions that lock the same rows lock the same
+			// parent first.
+			return true
 		}
 	}
 	return false
@@ -438,6 +473,13 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 	out := fa.events[i]
 	out.Rows = ev.Rows
 	out.Rows.Key = fa.mapKey(ev.Rows.Key, vals)
+	var scope []string
+	for o := range strings.SplitSeq(ev.Rows.Scope, ",") {
+		if m := fa.mapKey(o, vals); m != "" && !strings.HasPrefix(m, "c:") {
+			scope = append(scope, m)
+		}
+	}
+	out.Rows.Scope = strings.Join(scope, ",")
 	out.Rows.Pending = false
 	if ev.Rows.Pending {
 		switch out.Hold {

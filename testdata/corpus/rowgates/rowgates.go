@@ -1,4 +1,4 @@
-package rowgates // want package:"sql=true edges=20"
+package rowgates // want package:"sql=true edges=37"
 
 // The row-order rules (unordered-row-lock, loop-lock-order,
 // caller-row-order) stay silent when every execution takes a guard first:
