@@ -1,4 +1,4 @@
-package gates // want package:"sql=true edges=140"
+package gates // want package:"sql=true edges=166"
 
 import (
 	"context"

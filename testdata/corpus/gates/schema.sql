@@ -17,3 +17,7 @@ CREATE TABLE g_audit (id bigint PRIMARY KEY, n int);
 INSERT INTO g_audit VALUES (1, 0);
 CREATE TABLE g_repairs (id bigint PRIMARY KEY, n int);
 INSERT INTO g_repairs VALUES (1, 0);
+CREATE TABLE gt_shelves (id bigint PRIMARY KEY);
+INSERT INTO gt_shelves VALUES (1);
+CREATE TABLE gt_bins (id bigint PRIMARY KEY, shelf_id bigint);
+INSERT INTO gt_bins VALUES (1, 1);
