@@ -93,9 +93,6 @@ type Analysis struct {
 	ext *sqlsite.Externals
 	// impls caches the implementations of interface methods (dispatch.go).
 	impls map[string]implEntry
-	// typesByMethod indexes the named types of the package and its
-	// imports by method name (dispatch.go).
-	typesByMethod map[string][]*types.Named
 	// ifacePaths caches the handle paths of interface types (dispatch.go).
 	ifacePaths map[string][][]string
 }

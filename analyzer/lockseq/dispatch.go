@@ -246,62 +246,69 @@ func (a *Analysis) implsOf(prog *ssa.Program, iface types.Type, m *types.Func) i
 // programMethods lists the methods named m of the named types declared in
 // the packages of prog (this package and its imports) that implement it.
 func (a *Analysis) programMethods(prog *ssa.Program, it *types.Interface, m *types.Func) []*types.Func {
-	if a.typesByMethod == nil {
-		a.typesByMethod = indexTypes(prog)
-	}
 	var out []*types.Func
-	for _, named := range a.typesByMethod[m.Name()] {
-		var recv types.Type
-		switch {
-		case types.Implements(named, it):
-			recv = named
-		case types.Implements(types.NewPointer(named), it):
-			recv = types.NewPointer(named)
-		default:
+	for _, pkg := range prog.AllPackages() {
+		if sqlsite.IsDriverPackage(pkg.Pkg.Path()) {
 			continue
 		}
-		sel := prog.MethodSets.MethodSet(recv).Lookup(m.Pkg(), m.Name())
-		if sel == nil {
-			continue
-		}
-		// The declared method, not the wrapper a pointer receiver of a
-		// value method would get: its summary is the one analysed here
-		// or imported as a fact.
-		if obj, ok := sel.Obj().(*types.Func); ok {
-			out = append(out, obj)
+		for _, named := range typesWithMethod(pkg.Pkg)[m.Name()] {
+			var recv types.Type
+			switch {
+			case types.Implements(named, it):
+				recv = named
+			case types.Implements(types.NewPointer(named), it):
+				recv = types.NewPointer(named)
+			default:
+				continue
+			}
+			sel := prog.MethodSets.MethodSet(recv).Lookup(m.Pkg(), m.Name())
+			if sel == nil {
+				continue
+			}
+			// The declared method, not the wrapper a pointer receiver
+			// of a value method would get: its summary is the one
+			// analysed here or imported as a fact.
+			if obj, ok := sel.Obj().(*types.Func); ok {
+				out = append(out, obj)
+			}
 		}
 	}
 	return out
 }
 
-// indexTypes lists, by method name, the named types of prog's packages
-// (database APIs apart) whose pointer has a method of that name: the only
-// candidates for implementing an interface with that method, so that a
-// call through an interface checks those and not every type of every
-// imported package.
-func indexTypes(prog *ssa.Program) map[string][]*types.Named {
-	out := map[string][]*types.Named{}
-	for _, pkg := range prog.AllPackages() {
-		if sqlsite.IsDriverPackage(pkg.Pkg.Path()) {
+// typeIndexes caches typesWithMethod by package: a package's types are
+// the same for every package that imports it, in one run.
+var typeIndexes sync.Map // *types.Package -> map[string][]*types.Named
+
+// typesWithMethod indexes the named types of pkg by the names of the
+// methods of their pointers: the only candidates for implementing an
+// interface with such a method, so that a call through an interface checks
+// those and not every type of every imported package.
+func typesWithMethod(pkg *types.Package) map[string][]*types.Named {
+	if idx, ok := typeIndexes.Load(pkg); ok {
+		return idx.(map[string][]*types.Named)
+	}
+	idx := map[string][]*types.Named{}
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
 			continue
 		}
-		for _, mem := range pkg.Members {
-			t, ok := mem.(*ssa.Type)
-			if !ok {
-				continue
-			}
-			named, ok := t.Type().(*types.Named)
-			if !ok || types.IsInterface(named) || named.TypeParams().Len() > 0 {
-				continue
-			}
-			ms := prog.MethodSets.MethodSet(types.NewPointer(named))
-			for i := range ms.Len() {
-				name := ms.At(i).Obj().Name()
-				out[name] = append(out[name], named)
-			}
+		named, ok := tn.Type().(*types.Named)
+		if !ok || types.IsInterface(named) || named.TypeParams().Len() > 0 {
+			continue
+		}
+		// The declared methods, and those promoted from embedded
+		// fields: what a pointer to the type has.
+		ms := types.NewMethodSet(types.NewPointer(named))
+		for i := range ms.Len() {
+			n := ms.At(i).Obj().Name()
+			idx[n] = append(idx[n], named)
 		}
 	}
-	return out
+	actual, _ := typeIndexes.LoadOrStore(pkg, idx)
+	return actual.(map[string][]*types.Named)
 }
 
 // Implements reports whether method obj's receiver type, or a pointer to
