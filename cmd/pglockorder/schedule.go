@@ -3,6 +3,7 @@ package main
 import (
 	"go/types"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/packages"
 
@@ -64,7 +65,7 @@ func implDeps(order []*packages.Package, failed []error) map[int][]int {
 		deps := map[int]bool{}
 		for c := range calls {
 			for _, m := range byName[c.name] {
-				if m.pkg != i && !deps[m.pkg] && lockseq.Implements(m.fn, c.iface) {
+				if m.pkg != i && !deps[m.pkg] && sameBinary(order[i], order[m.pkg]) && lockseq.Implements(m.fn, c.iface) {
 					deps[m.pkg] = true
 				}
 			}
@@ -174,4 +175,23 @@ func visibility(order []*packages.Package, groups, groupDeps [][]int) []func(*ty
 		}
 	}
 	return out
+}
+
+// sameBinary reports whether the types of package q can be the dynamic
+// types of p's interface values: a package built for one test binary
+// ("store [app.test]", with the mocks of app's tests) is linked only with
+// the packages of that test binary, never into production code.
+func sameBinary(p, q *packages.Package) bool {
+	tb := testBinary(q)
+	return tb == "" || tb == testBinary(p)
+}
+
+// testBinary returns the test binary a package variant is built for
+// ("app.test" for "store [app.test]"), or "".
+func testBinary(p *packages.Package) string {
+	_, rest, ok := strings.Cut(p.ID, " [")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSuffix(rest, "]")
 }

@@ -75,3 +75,24 @@ func TestVisibility(t *testing.T) {
 		t.Error("a package outside the run is visible")
 	}
 }
+
+// TestSameBinary checks which package variants can provide the dynamic
+// types of another's interface values: production packages anywhere, a test
+// binary's variants only to packages of that test binary.
+func TestSameBinary(t *testing.T) {
+	pkg := func(id string) *packages.Package { return &packages.Package{ID: id} }
+	for _, tc := range []struct {
+		p, q string
+		want bool
+	}{
+		{"m/app", "m/store", true},
+		{"m/app [m/app.test]", "m/store", true},
+		{"m/app", "m/store [m/app.test]", false},
+		{"m/app [m/app.test]", "m/store [m/app.test]", true},
+		{"m/app [m/app.test]", "m/store [m/store.test]", false},
+	} {
+		if got := sameBinary(pkg(tc.p), pkg(tc.q)); got != tc.want {
+			t.Errorf("sameBinary(%q, %q) = %t, want %t", tc.p, tc.q, got, tc.want)
+		}
+	}
+}
