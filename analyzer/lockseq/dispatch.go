@@ -251,7 +251,7 @@ func (a *Analysis) programMethods(prog *ssa.Program, it *types.Interface, m *typ
 		if sqlsite.IsDriverPackage(pkg.Pkg.Path()) {
 			continue
 		}
-		for _, named := range typesWithMethod(pkg.Pkg)[m.Name()] {
+		for _, named := range TypesWithMethod(pkg.Pkg)[m.Name()] {
 			var recv types.Type
 			switch {
 			case types.Implements(named, it):
@@ -276,15 +276,15 @@ func (a *Analysis) programMethods(prog *ssa.Program, it *types.Interface, m *typ
 	return out
 }
 
-// typeIndexes caches typesWithMethod by package: a package's types are
+// typeIndexes caches TypesWithMethod by package: a package's types are
 // the same for every package that imports it, in one run.
 var typeIndexes sync.Map // *types.Package -> map[string][]*types.Named
 
-// typesWithMethod indexes the named types of pkg by the names of the
+// TypesWithMethod indexes the named types of pkg by the names of the
 // methods of their pointers: the only candidates for implementing an
 // interface with such a method, so that a call through an interface checks
 // those and not every type of every imported package.
-func typesWithMethod(pkg *types.Package) map[string][]*types.Named {
+func TypesWithMethod(pkg *types.Package) map[string][]*types.Named {
 	if idx, ok := typeIndexes.Load(pkg); ok {
 		return idx.(map[string][]*types.Named)
 	}

@@ -18,27 +18,18 @@ import (
 // the caller does not import them (a port declared in the domain, its
 // adapter wired in main). Packages that failed to type-check have none.
 func implDeps(order []*packages.Package, failed []error) map[int][]int {
-	type method struct {
-		pkg int
-		fn  *types.Func
+	type impl struct {
+		pkg   int
+		named *types.Named
 	}
-	byName := map[string][]method{}
+	byName := map[string][]impl{}
 	for i, p := range order {
 		if failed[i] != nil {
 			continue
 		}
-		scope := p.Types.Scope()
-		for _, name := range scope.Names() {
-			tn, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() {
-				continue
-			}
-			named, ok := tn.Type().(*types.Named)
-			if !ok || types.IsInterface(named) || named.TypeParams().Len() > 0 {
-				continue
-			}
-			for m := range named.Methods() {
-				byName[m.Name()] = append(byName[m.Name()], method{i, m})
+		for name, ts := range lockseq.TypesWithMethod(p.Types) {
+			for _, named := range ts {
+				byName[name] = append(byName[name], impl{i, named})
 			}
 		}
 	}
@@ -65,7 +56,8 @@ func implDeps(order []*packages.Package, failed []error) map[int][]int {
 		deps := map[int]bool{}
 		for c := range calls {
 			for _, m := range byName[c.name] {
-				if m.pkg != i && !deps[m.pkg] && sameBinary(order[i], order[m.pkg]) && lockseq.Implements(m.fn, c.iface) {
+				if m.pkg != i && !deps[m.pkg] && sameBinary(order[i], order[m.pkg]) &&
+					(types.Implements(m.named, c.iface) || types.Implements(types.NewPointer(m.named), c.iface)) {
 					deps[m.pkg] = true
 				}
 			}
