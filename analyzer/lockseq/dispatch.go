@@ -446,7 +446,7 @@ func (a *Analysis) valuePaths(prog *ssa.Program, t types.Type) [][]string {
 	}
 	for f := range s.Fields() {
 		ft := f.Type()
-		if !types.IsInterface(ft) || isContextType(ft) || sqlsite.KindOf(ft) != sqlsite.NotHandle {
+		if !types.IsInterface(ft) || isContextType(ft) || sqlsite.KindOf(ft) != sqlsite.NotHandle || !OwnInterface(ft) {
 			continue
 		}
 		for _, p := range a.interfacePaths(prog, ft) {

@@ -520,7 +520,7 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 		return nil
 	}
 	paths := fa.a.valuePaths(fa.fn.Prog, t)
-	if types.IsInterface(t) && !isContextType(t) && sqlsite.KindOf(t) == sqlsite.NotHandle {
+	if types.IsInterface(t) && !isContextType(t) && sqlsite.KindOf(t) == sqlsite.NotHandle && OwnInterface(t) {
 		// A value of an interface type carries the handles of its
 		// dynamic value: repos{tx: tx} handed to a callback as a
 		// Repos, returned as a Store; when the value is not made here

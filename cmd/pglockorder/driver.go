@@ -309,6 +309,9 @@ func sortedImports(p *packages.Package) []*packages.Package {
 type factStore struct {
 	mu sync.RWMutex
 	m  map[factKey]analysis.Fact
+	// objects lists the object facts' keys by package, so that a pass
+	// reads the facts of the packages it sees without scanning all.
+	objects map[*types.Package][]factKey
 }
 
 func (s *factStore) get(k factKey) analysis.Fact {
@@ -320,7 +323,28 @@ func (s *factStore) get(k factKey) analysis.Fact {
 func (s *factStore) set(k factKey, f analysis.Fact) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if _, ok := s.m[k]; !ok && k.obj != nil {
+		if s.objects == nil {
+			s.objects = map[*types.Package][]factKey{}
+		}
+		s.objects[k.obj.Pkg()] = append(s.objects[k.obj.Pkg()], k)
+	}
 	s.m[k] = f
+}
+
+// objectFacts returns the object facts of the packages visible lists.
+func (s *factStore) objectFacts(visible []*types.Package) []analysis.ObjectFact {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []analysis.ObjectFact
+	for _, pkg := range visible {
+		for _, k := range s.objects[pkg] {
+			if f, ok := s.m[k]; ok {
+				out = append(out, analysis.ObjectFact{Object: k.obj, Fact: f})
+			}
+		}
+	}
+	return out
 }
 
 // drop forgets the facts of a package and its objects.
@@ -332,6 +356,7 @@ func (s *factStore) drop(pkg *types.Package) {
 			delete(s.m, k)
 		}
 	}
+	delete(s.objects, pkg)
 }
 
 // all returns the object facts (objects true) or the package facts.
@@ -373,7 +398,7 @@ func tuneGC() {
 // The pass sees the facts of the packages in visible, those it was
 // scheduled after: with packages analysed in parallel, any other package's
 // facts may or may not be there yet, and the result must not depend on it.
-func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visible func(*types.Package) bool) (u *unit) {
+func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visible *visibleSet) (u *unit) {
 	u = &unit{pkg: p}
 	defer func() {
 		if r := recover(); r != nil {
@@ -404,19 +429,12 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visibl
 			facts.set(factKey{pkg: p.Types, t: reflect.TypeOf(fact)}, fact)
 		},
 		AllObjectFacts: func() []analysis.ObjectFact {
-			var out []analysis.ObjectFact
-			for _, e := range facts.all(true) {
-				if !visible(e.key.obj.Pkg()) {
-					continue
-				}
-				out = append(out, analysis.ObjectFact{Object: e.key.obj, Fact: e.fact})
-			}
-			return out
+			return facts.objectFacts(visible.packages())
 		},
 		AllPackageFacts: func() []analysis.PackageFact {
 			var out []analysis.PackageFact
 			for _, e := range facts.all(false) {
-				if !visible(e.key.pkg) {
+				if !visible.contains(e.key.pkg) {
 					continue
 				}
 				out = append(out, analysis.PackageFact{Package: e.key.pkg, Fact: e.fact})

@@ -140,7 +140,7 @@ func condense(n int, deps func(int) []int) (groups [][]int, groupDeps [][]int) {
 // analysis may read: its own and those of every group it depends on,
 // directly or not. Tarjan's algorithm lists a group after every group it
 // depends on, so one pass in that order suffices.
-func visibility(order []*packages.Package, groups, groupDeps [][]int) []func(*types.Package) bool {
+func visibility(order []*packages.Package, groups, groupDeps [][]int) []*visibleSet {
 	pos := make(map[*types.Package]int, len(order))
 	for i, p := range order {
 		if p.Types != nil {
@@ -148,8 +148,7 @@ func visibility(order []*packages.Package, groups, groupDeps [][]int) []func(*ty
 		}
 	}
 	words := (len(order) + 63) / 64
-	sets := make([][]uint64, len(groups))
-	out := make([]func(*types.Package) bool, len(groups))
+	out := make([]*visibleSet, len(groups))
 	for g, members := range groups {
 		set := make([]uint64, words)
 		for _, i := range members {
@@ -157,13 +156,33 @@ func visibility(order []*packages.Package, groups, groupDeps [][]int) []func(*ty
 		}
 		for _, h := range groupDeps[g] {
 			for w := range set {
-				set[w] |= sets[h][w]
+				set[w] |= out[h].set[w]
 			}
 		}
-		sets[g] = set
-		out[g] = func(t *types.Package) bool {
-			i, ok := pos[t]
-			return ok && set[i/64]&(1<<(i%64)) != 0
+		out[g] = &visibleSet{pos: pos, set: set, order: order}
+	}
+	return out
+}
+
+// visibleSet is the set of packages whose facts one group's analysis reads.
+type visibleSet struct {
+	pos   map[*types.Package]int
+	set   []uint64
+	order []*packages.Package
+}
+
+// contains reports whether the facts of t are visible.
+func (v *visibleSet) contains(t *types.Package) bool {
+	i, ok := v.pos[t]
+	return ok && v.set[i/64]&(1<<(i%64)) != 0
+}
+
+// packages lists the visible packages, in the order of the run.
+func (v *visibleSet) packages() []*types.Package {
+	var out []*types.Package
+	for i, p := range v.order {
+		if v.set[i/64]&(1<<(i%64)) != 0 && p.Types != nil {
+			out = append(out, p.Types)
 		}
 	}
 	return out

@@ -66,12 +66,15 @@ func TestVisibility(t *testing.T) {
 	}
 	for g := range groups {
 		for i, p := range order {
-			if got := vis[g](p.Types); got != want[g][i] {
+			if got := vis[g].contains(p.Types); got != want[g][i] {
 				t.Errorf("group %d sees %s: %t, want %t", g, p.Types.Path(), got, want[g][i])
 			}
 		}
 	}
-	if vis[2](types.NewPackage("m/other", "other")) {
+	if got := len(vis[1].packages()); got != 3 {
+		t.Errorf("group 1 lists %d packages, want 3", got)
+	}
+	if vis[2].contains(types.NewPackage("m/other", "other")) {
 		t.Error("a package outside the run is visible")
 	}
 }
