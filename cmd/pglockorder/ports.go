@@ -76,31 +76,16 @@ func (c *checker) widen(roots []*packages.Package) {
 			return
 		}
 		// Importers of the newly marked packages reach SQL too: forget
-		// every "no" and ask again.
+		// every "no" and ask again (every "yes" stays).
 		for p, r := range c.reach {
 			if !r {
 				delete(c.reach, p)
 			}
 		}
-		for p := range c.marked() {
-			c.reach[p] = true
-		}
 		for _, p := range roots {
 			c.reaches(p)
 		}
 	}
-}
-
-// marked returns the packages marked by widen so far: those reaching SQL
-// that reaches alone would not say, which forgetting the "no"s must keep.
-func (c *checker) marked() map[*packages.Package]bool {
-	out := map[*packages.Package]bool{}
-	for p, r := range c.reach {
-		if r {
-			out[p] = true
-		}
-	}
-	return out
 }
 
 // declaredMethods returns the names of the methods p's source declares.
