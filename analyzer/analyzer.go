@@ -194,6 +194,13 @@ type Result struct {
 	// Dispatch counts the package's calls through interfaces and how
 	// they were resolved, for -v.
 	Dispatch lockseq.DispatchStats
+	// Lookups are the method names the package's calls through
+	// interfaces looked up among the other packages' methods with
+	// summaries, and what each found (MethodsWithFacts): with the facts
+	// the pass read, what its result depends on of the packages it does
+	// not import, for a driver to tell whether analysing it again would
+	// give the same result.
+	Lookups map[string][]*types.Func
 }
 
 // run analyses one package. A panic inside the analysis (a bug of
@@ -220,14 +227,14 @@ func analyze(pass *analysis.Pass) (any, error) {
 		return nil, err
 	}
 	pass, ignores := withIgnores(withDisabled(withURLs(pass))) // //pglockorder:ignore (suppress.go)
-	res := &Result{}
+	res := &Result{Lookups: map[string][]*types.Func{}}
 	defer ignores.finish(res)
 	if pass.Pkg.Name() == "main" && strings.HasSuffix(pass.Pkg.Path(), ".test") {
 		// The main package go test generates runs the tests; it runs
 		// no SQL of its own and nothing imports it.
 		return res, nil
 	}
-	methods := factMethods(pass)
+	methods := factMethods(pass, res.Lookups)
 	info, relevant := importedInfo(pass)
 	relevant = relevant || invokesLocking(pass, methods)
 	// The database APIs are modelled, never analysed: their bodies run

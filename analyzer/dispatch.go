@@ -2,6 +2,8 @@ package analyzer
 
 import (
 	"go/types"
+	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
@@ -15,28 +17,68 @@ import (
 // vet holds the facts of the package's dependencies; the pglockorder
 // command those of every package analysed before this one, which its
 // schedule makes include the implementations of the interfaces this
-// package calls, wherever they are declared. The index is built on first
-// use.
-func factMethods(pass *analysis.Pass) func(name string) []*types.Func {
+// package calls, wherever they are declared. Each name looked up is
+// recorded in lookups with what it found.
+//
+// The candidates are found through the packages that export a package
+// fact (every package with SQL does); scanning every object fact instead
+// cost each package time in proportion to the whole program's functions:
+// quadratic in the command.
+func factMethods(pass *analysis.Pass, lookups map[string][]*types.Func) func(name string) []*types.Func {
 	var (
-		once  sync.Once
-		index map[string][]*types.Func
+		once sync.Once
+		pkgs []*types.Package
 	)
 	return func(name string) []*types.Func {
-		once.Do(func() {
-			index = map[string][]*types.Func{}
-			for _, f := range pass.AllObjectFacts() {
-				fn, ok := f.Object.(*types.Func)
-				if !ok || fn.Pkg() == pass.Pkg || fn.Signature().Recv() == nil {
-					continue
-				}
-				if _, ok := f.Fact.(*lockseq.Summary); ok {
-					index[fn.Name()] = append(index[fn.Name()], fn)
-				}
-			}
+		once.Do(func() { pkgs = FactPackages(pass.Pkg, pass.AllPackageFacts()) })
+		if out, ok := lookups[name]; ok {
+			return out
+		}
+		out := MethodsWithFacts(pkgs, pass.Pkg, name, func(fn *types.Func) bool {
+			var s lockseq.Summary
+			return pass.ImportObjectFact(fn, &s)
 		})
-		return index[name]
+		lookups[name] = out
+		return out
 	}
+}
+
+// FactPackages lists, sorted by path, the packages other than own with a
+// PackageInfo fact among facts: those that may declare methods with
+// summaries.
+func FactPackages(own *types.Package, facts []analysis.PackageFact) []*types.Package {
+	var pkgs []*types.Package
+	for _, f := range facts {
+		if _, ok := f.Fact.(*PackageInfo); ok && f.Package != own {
+			pkgs = append(pkgs, f.Package)
+		}
+	}
+	slices.SortFunc(pkgs, func(a, b *types.Package) int { return strings.Compare(a.Path(), b.Path()) })
+	return pkgs
+}
+
+// MethodsWithFacts lists the methods named name, declared or promoted, of
+// the named types of pkgs, other than own's, for which hasSummary holds,
+// in a deterministic order. The candidates come from each package's index
+// of named types by method name (lockseq.TypesWithMethod, built once per
+// package for the whole run), so only methods of that name are looked up.
+func MethodsWithFacts(pkgs []*types.Package, own *types.Package, name string, hasSummary func(*types.Func) bool) []*types.Func {
+	var out []*types.Func
+	seen := map[*types.Func]bool{}
+	for _, pkg := range pkgs {
+		for _, named := range lockseq.TypesWithMethod(pkg)[name] {
+			obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(named), false, named.Obj().Pkg(), name)
+			fn, ok := obj.(*types.Func)
+			if !ok || seen[fn] || fn.Pkg() == own || fn.Signature().Recv() == nil {
+				continue
+			}
+			seen[fn] = true
+			if hasSummary(fn) {
+				out = append(out, fn)
+			}
+		}
+	}
+	return out
 }
 
 // invokesLocking reports whether the package calls an interface method

@@ -73,8 +73,11 @@ type cachedResults struct {
 	// Dispatch counts the calls through interfaces and how they were
 	// resolved; ImplDeps and ImplGroups how the schedule ordered
 	// packages after the implementations they call (for -v).
-	Dispatch             lockseq.DispatchStats
-	ImplDeps, ImplGroups int
+	Dispatch   lockseq.DispatchStats
+	ImplDeps   int
+	ImplGroups [][]string
+	// ImplReused counts the second rounds that were not needed.
+	ImplReused int
 	// SQLSites counts the call sites that send SQL (for -v).
 	SQLSites int
 	// Cycles and Truncated are the cycle search's result over Edges

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"go/types"
 	"io"
@@ -70,6 +71,8 @@ type unit struct {
 	result      any
 	diagnostics []analysis.Diagnostic
 	err         error
+	// reads is what the pass read of other packages' facts.
+	reads *readTrace
 }
 
 // factKey identifies an object fact; a nil object stands for the package.
@@ -107,7 +110,35 @@ type stats struct {
 	// import because it implements an interface they call; cycles the
 	// strongly connected groups of packages that depend on each other
 	// that way, analysed twice.
-	implDeps, cycles int
+	implDeps int
+	cycles   [][]string
+	// reused counts the second-round passes of such groups that read
+	// what they read in the first and were not run again.
+	reused int
+	// slowest are the packages whose analysis took longest, slowest
+	// first (at most slowestKept), so that -v names where time goes.
+	slowest []pkgTime
+}
+
+// pkgTime is the time one package's analysis took.
+type pkgTime struct {
+	path string
+	took time.Duration
+}
+
+// slowestKept is how many of the slowest packages -v names.
+const slowestKept = 5
+
+// noteTime keeps took among the slowest packages' times.
+func (st *stats) noteTime(path string, took time.Duration) {
+	i, _ := slices.BinarySearchFunc(st.slowest, took, func(p pkgTime, t time.Duration) int { return -cmp.Compare(p.took, t) })
+	if i >= slowestKept {
+		return
+	}
+	st.slowest = slices.Insert(st.slowest, i, pkgTime{path, took})
+	if len(st.slowest) > slowestKept {
+		st.slowest = st.slowest[:slowestKept]
+	}
 }
 
 // analyzeTimed is analyze with at most workers packages at once, returning
@@ -181,7 +212,11 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int) 
 	)
 	for _, g := range groups {
 		if len(g) > 1 {
-			st.cycles++
+			var ids []string
+			for _, i := range g {
+				ids = append(ids, order[i].ID)
+			}
+			st.cycles = append(st.cycles, ids)
 		}
 	}
 	runDAG(len(groups), func(g int) []int { return groupDeps[g] }, workers, func(g int) {
@@ -194,17 +229,27 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int) 
 				p := order[i]
 				start := time.Now()
 				var u *unit
-				if failed[i] != nil {
+				switch {
+				case failed[i] != nil:
 					u = &unit{pkg: p, err: failed[i]}
-				} else {
+				case round > 0 && units[i].err == nil && units[i].reads.unchanged(facts, visible[g], units[i].result):
+					// It would read what it read in the first
+					// round: its result and facts stand.
+					mu.Lock()
+					st.reused++
+					mu.Unlock()
+					continue
+				default:
 					if round > 0 {
 						facts.drop(p.Types) // replaced by this round's
 					}
 					u = runPass(a, p, facts, visible[g])
 				}
+				took := time.Since(start)
 				mu.Lock()
 				units[i] = u
-				st.analysis += time.Since(start)
+				st.analysis += took
+				st.noteTime(p.ID, took)
 				mu.Unlock()
 			}
 		}
@@ -399,7 +444,7 @@ func tuneGC() {
 // scheduled after: with packages analysed in parallel, any other package's
 // facts may or may not be there yet, and the result must not depend on it.
 func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visible *visibleSet) (u *unit) {
-	u = &unit{pkg: p}
+	u = &unit{pkg: p, reads: newReadTrace(p.Types)}
 	defer func() {
 		if r := recover(); r != nil {
 			u.err = fmt.Errorf("%w analysing %s: %v\n%s", errInternal, p.PkgPath, r, debug.Stack())
@@ -417,10 +462,16 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visibl
 		Report:     func(d analysis.Diagnostic) { u.diagnostics = append(u.diagnostics, d) },
 		ReadFile:   os.ReadFile,
 		ImportObjectFact: func(obj types.Object, ptr analysis.Fact) bool {
-			return copyFact(facts.get(factKey{obj: obj, t: reflect.TypeOf(ptr)}), ptr)
+			k := factKey{obj: obj, t: reflect.TypeOf(ptr)}
+			f := facts.get(k)
+			u.reads.object(k, f)
+			return copyFact(f, ptr)
 		},
 		ImportPackageFact: func(pkg *types.Package, ptr analysis.Fact) bool {
-			return copyFact(facts.get(factKey{pkg: pkg, t: reflect.TypeOf(ptr)}), ptr)
+			k := factKey{pkg: pkg, t: reflect.TypeOf(ptr)}
+			f := facts.get(k)
+			u.reads.pkgFact(k, f)
+			return copyFact(f, ptr)
 		},
 		ExportObjectFact: func(obj types.Object, fact analysis.Fact) {
 			facts.set(factKey{obj: obj, t: reflect.TypeOf(fact)}, fact)
@@ -429,16 +480,12 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visibl
 			facts.set(factKey{pkg: p.Types, t: reflect.TypeOf(fact)}, fact)
 		},
 		AllObjectFacts: func() []analysis.ObjectFact {
+			u.reads.everything = true
 			return facts.objectFacts(visible.packages())
 		},
 		AllPackageFacts: func() []analysis.PackageFact {
-			var out []analysis.PackageFact
-			for _, e := range facts.all(false) {
-				if !visible.contains(e.key.pkg) {
-					continue
-				}
-				out = append(out, analysis.PackageFact{Package: e.key.pkg, Fact: e.fact})
-			}
+			out := visiblePackageFacts(facts, visible)
+			u.reads.list(out)
 			return out
 		},
 	}
@@ -447,6 +494,17 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visibl
 }
 
 // copyFact copies a stored fact into ptr, which has the same pointer type.
+// visiblePackageFacts lists the package facts of the packages a pass sees.
+func visiblePackageFacts(facts *factStore, visible *visibleSet) []analysis.PackageFact {
+	var out []analysis.PackageFact
+	for _, e := range facts.all(false) {
+		if visible.contains(e.key.pkg) {
+			out = append(out, analysis.PackageFact{Package: e.key.pkg, Fact: e.fact})
+		}
+	}
+	return out
+}
+
 func copyFact(fact, ptr analysis.Fact) bool {
 	if fact == nil {
 		return false

@@ -222,7 +222,7 @@ Flags:
 		results = &cachedResults{}
 		units, st := analyzeTimed(analyzer.Analyzer, pkgs, workers())
 		ph.analysed(st, workers())
-		results.ImplDeps, results.ImplGroups = st.implDeps, st.cycles
+		results.ImplDeps, results.ImplGroups, results.ImplReused = st.implDeps, st.cycles, st.reused
 		for _, u := range units {
 			if u.err != nil {
 				if errors.Is(u.err, errInternal) {
@@ -353,7 +353,7 @@ Flags:
 		// SQL of other dialects, skipped (analyzer/dialect.go).
 		fmt.Fprint(stderr, prefixLines("pglockorder: ", analyzer.TakeDialectReport().String()))
 		fmt.Fprintf(stderr, "pglockorder: %d call sites send SQL\n", results.SQLSites)
-		printDispatch(stderr, results.Dispatch, results.ImplDeps, results.ImplGroups)
+		printDispatch(stderr, results.Dispatch, results.ImplDeps, results.ImplGroups, results.ImplReused)
 	}
 	if analyzer.Debug() {
 		printUnfollowed(stderr, results.Dispatch, rel)

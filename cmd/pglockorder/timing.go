@@ -22,6 +22,7 @@ type phases struct {
 	parse, model, summaries time.Duration
 	model0                  time.Duration
 	workers                 int
+	slowest                 []pkgTime
 }
 
 func newPhases() *phases {
@@ -42,6 +43,7 @@ func (p *phases) mark(name string) {
 func (p *phases) analysed(st stats, workers int) {
 	p.model = lockmodel.ModelTime() - p.model0
 	p.parse, p.summaries, p.workers = st.parse, max(st.analysis-p.model, 0), workers
+	p.slowest = st.slowest
 }
 
 // print writes the phases on one line.
@@ -56,6 +58,13 @@ func (p *phases) print(w io.Writer) {
 		parts = append(parts, s)
 	}
 	fmt.Fprintf(w, "pglockorder: phases: %s\n", strings.Join(parts, ", "))
+	if len(p.slowest) > 0 {
+		parts = parts[:0]
+		for _, t := range p.slowest {
+			parts = append(parts, fmt.Sprintf("%s %v", t.path, t.took.Round(time.Millisecond)))
+		}
+		fmt.Fprintf(w, "pglockorder: slowest packages to analyse: %s\n", strings.Join(parts, ", "))
+	}
 }
 
 // workers is the number of packages analysed at once.
