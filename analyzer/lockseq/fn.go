@@ -653,18 +653,67 @@ func (fa *fnAnalysis) frame(pos token.Pos, what string) lockgraph.Frame {
 	return lockgraph.Frame{Func: fa.name, Pos: fa.sourcePosition(pos), What: what}
 }
 
-func describeHandle(h Handle) string {
+// describeHandle says where a statement on handle h runs, for the report:
+// "in a transaction" on a transaction, and also on a pool or connection
+// that a BEGIN sent as SQL put in one (inTx); "on the pool", "on a
+// dedicated connection"; "on the caller's handle" for an interface (DBTX)
+// only the caller binds, which relabel rewrites where a caller does.
+func describeHandle(h Handle, inTx bool) string {
+	if inTx {
+		return "in a transaction"
+	}
 	switch h.Kind {
 	case sqlsite.Pool:
-		return "on the pool (autocommit)"
+		return "on the pool"
 	case sqlsite.Conn:
 		return "on a dedicated connection"
 	case sqlsite.Tx:
 		return "in a transaction"
 	case sqlsite.Maybe:
-		return "on the caller's handle"
+		return callersHandle
 	}
 	return fmt.Sprintf("on %s", h.Kind)
+}
+
+// callersHandle is how the label of a statement on a handle only the
+// caller knows reads, until a caller binds it (relabel).
+const callersHandle = "on the caller's handle"
+
+// relabel rewrites, in this function's copy j of a callee's event ev, the
+// label of the innermost frame that still reads "on the caller's handle"
+// (the callee ran it on an interface such as sqlc's DBTX, a Querier or the
+// handle a context carries) once this call site binds that handle to a
+// transaction, a pool or a connection: the report then says what the path
+// it shows runs on. A handle this function does not know either keeps the
+// label, for its own callers to rewrite.
+func (fa *fnAnalysis) relabel(j int, ev *Event, st *state) {
+	out := fa.events[j]
+	if ev.TxKind != sqlsite.Maybe || len(out.Path) == 0 {
+		return
+	}
+	inTx := out.TxKind == sqlsite.Tx || st.sqlTx[out.Conn] && out.Conn != fresh
+	if out.TxKind == sqlsite.Maybe && !inTx || out.TxKind == sqlsite.NotHandle {
+		return
+	}
+	if inTx && ev.Hold == HoldCond && out.Hold == HoldNone {
+		// The caller's connection is in a transaction it began with a
+		// BEGIN sent as SQL (conn.Exec(ctx, "BEGIN")): the lock is held
+		// until that transaction ends, as the label says.
+		out.Hold = HoldConnTx
+	}
+	leaf := &out.Path[len(out.Path)-1]
+	if !strings.Contains(leaf.What, callersHandle) {
+		return
+	}
+	if inTx {
+		// "in a batch on the caller's handle (one implicit
+		// transaction)" runs in the caller's transaction: no batch of
+		// its own.
+		leaf.What = strings.Replace(leaf.What, " (one implicit transaction)", "", 1)
+		leaf.What = strings.Replace(leaf.What, "in a batch "+callersHandle, callersHandle, 1)
+		leaf.What = strings.Replace(leaf.What, "in a multi-statement string "+callersHandle, callersHandle, 1)
+	}
+	leaf.What = strings.Replace(leaf.What, callersHandle, describeHandle(Handle{Kind: out.TxKind}, inTx), 1)
 }
 
 // funcValue returns the function a function value denotes and, for a
