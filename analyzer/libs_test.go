@@ -47,3 +47,24 @@ func TestUserRules(t *testing.T) {
 	})
 	analysistest.Run(t, libs, analyzer.Analyzer, "./userrules/app")
 }
+
+// TestUserInterfaceRules checks -sinks and -txrunners that name methods of
+// interfaces: they apply to every call through the interface and to every
+// implementation's method, called on the concrete type, whose package
+// need not import the interface's. A store behind the interface joins the
+// transaction that the runner's context carries.
+func TestUserInterfaceRules(t *testing.T) {
+	downloadModules(t, libs)
+	set := func(name, val string) {
+		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("sinks", "libs/userrules/port.Store.Exec:1")
+	set("txrunners", "libs/userrules/port.TxRunner.InTx:1")
+	t.Cleanup(func() {
+		set("sinks", "")
+		set("txrunners", "")
+	})
+	analysistest.Run(t, libs, analyzer.Analyzer, "./userrules/svc/...")
+}

@@ -265,7 +265,7 @@ func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	case sqlsite.Query:
 		fa.via = op.Via // the library call that ran a statement it built, if any
 		fa.builtKeys = op.Keys
-		fa.query(site, fa.handleOf(op.Recv), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
+		fa.query(site, fa.queryHandle(op), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
 		fa.via, fa.builtKeys = "", nil
 	case sqlsite.Commit, sqlsite.Rollback:
 		if !isSavepoint(op.Recv) {
@@ -384,6 +384,29 @@ func (fa *fnAnalysis) bindArg(args, bindings []ssa.Value, nparams, i int, path [
 		return Handle{}, false
 	}
 	return fa.normalise(fa.resolve(v, path, 0)), true
+}
+
+// queryHandle is the handle a query runs on: its receiver's, or, for a
+// user-declared sink that is no transaction, connection or pool itself
+// (an interface the project declared, an implementation of one), the
+// transaction its context carries (sqlsite.Op.CtxTx).
+func (fa *fnAnalysis) queryHandle(op sqlsite.Op) Handle {
+	h := fa.handleOf(op.Recv)
+	switch h.Kind {
+	case sqlsite.Tx, sqlsite.Conn, sqlsite.Pool:
+		return h
+	}
+	if op.CtxTx {
+		for _, a := range op.Args {
+			if isContextType(a.Type()) {
+				return fa.normalise(fa.resolve(a, []string{ctxTx}, 0))
+			}
+		}
+	}
+	if h.Kind == sqlsite.NotHandle {
+		h.Kind = op.RecvKind
+	}
+	return h
 }
 
 // beginFunc models pgx.BeginFunc and friends: begin a transaction on the

@@ -586,7 +586,7 @@ func isLibraryPackage(path string) bool {
 			return true
 		}
 	}
-	return isRulePackage(path)
+	return false
 }
 
 // unwrapEmbedded returns, for the receiver of a database/sql method
