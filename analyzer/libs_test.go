@@ -12,7 +12,8 @@ import (
 // libs is the analysistest module of code written with ORMs and query
 // builders, compiled against the real libraries at released versions (see
 // its go.mod): sqlx, GORM, bun, squirrel, xorm and ent (whose code entc
-// generated into entjobs/ent).
+// generated into entjobs/ent); and beego's ORM, v2 and v1, against
+// stand-ins of its API (stubs/), since the module proxy does not serve it.
 var libs = filepath.Join("..", "testdata", "libs")
 
 // libScenarios are the packages checked: each library's inversion and its
@@ -20,7 +21,7 @@ var libs = filepath.Join("..", "testdata", "libs")
 // but not checked: nobody writes expectations into generated code.
 var libScenarios = []string{
 	"./sqlxjobs/...", "./gormjobs/...", "./gormrows", "./bunjobs/...", "./sqjobs/...", "./xormjobs/...",
-	"./entjobs", "./entjobs/fixed", "./entjobs/rows",
+	"./entjobs", "./entjobs/fixed", "./entjobs/rows", "./beegojobs/...", "./beegov1",
 }
 
 // TestLibraries checks, for each library, a lock-order inversion written

@@ -680,7 +680,8 @@ func (fa *fnAnalysis) frame(pos token.Pos, what string) lockgraph.Frame {
 // "in a transaction" on a transaction, and also on a pool or connection
 // that a BEGIN sent as SQL put in one (inTx); "on the pool", "on a
 // dedicated connection"; "on the caller's handle" for an interface (DBTX)
-// only the caller binds, which relabel rewrites where a caller does.
+// only the caller binds, which relabel rewrites where a caller does;
+// "outside a transaction" for such a handle of the function's own.
 func describeHandle(h Handle, inTx bool) string {
 	if inTx {
 		return "in a transaction"
@@ -693,6 +694,12 @@ func describeHandle(h Handle, inTx bool) string {
 	case sqlsite.Tx:
 		return "in a transaction"
 	case sqlsite.Maybe:
+		if !escapes(h.Ref) {
+			// A handle of this function's own that no transaction was
+			// begun on (an ORM session it created): its locks are not
+			// held past the statement.
+			return "outside a transaction"
+		}
 		return callersHandle
 	}
 	return fmt.Sprintf("on %s", h.Kind)
@@ -715,8 +722,8 @@ func (fa *fnAnalysis) relabel(j int, ev *Event, st *state) {
 		return
 	}
 	inTx := out.TxKind == sqlsite.Tx || st.sqlTx[out.Conn] && out.Conn != fresh
-	if out.TxKind == sqlsite.Maybe && !inTx || out.TxKind == sqlsite.NotHandle {
-		return
+	if out.TxKind == sqlsite.Maybe && !inTx && escapes(out.Tx) || out.TxKind == sqlsite.NotHandle {
+		return // still its own caller's handle
 	}
 	if inTx && ev.Hold == HoldCond && out.Hold == HoldNone {
 		// The caller's connection is in a transaction it began with a
@@ -736,7 +743,7 @@ func (fa *fnAnalysis) relabel(j int, ev *Event, st *state) {
 		leaf.What = strings.Replace(leaf.What, "in a batch "+callersHandle, callersHandle, 1)
 		leaf.What = strings.Replace(leaf.What, "in a multi-statement string "+callersHandle, callersHandle, 1)
 	}
-	leaf.What = strings.Replace(leaf.What, callersHandle, describeHandle(Handle{Kind: out.TxKind}, inTx), 1)
+	leaf.What = strings.Replace(leaf.What, callersHandle, describeHandle(Handle{Ref: out.Tx, Kind: out.TxKind}, inTx), 1)
 }
 
 // funcValue returns the function a function value denotes and, for a
