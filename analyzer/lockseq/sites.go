@@ -4,6 +4,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
 // Site is a call that sends SQL to the server, as the analysis saw it: the
@@ -34,12 +35,18 @@ type Site struct {
 	// The implicit table locks of SELECT, INSERT, UPDATE and DELETE alone
 	// do not make a lock site (see analyzer.Ordered).
 	Locks bool
+	// Caller is set when the statement runs on a handle the function's
+	// callers pass (an interface such as sqlc's DBTX, the handle a
+	// context carries): in a transaction where a caller passes one, so
+	// neither Tx nor autocommit.
+	Caller bool
 }
 
 // addSite records a SQL site once (the fixpoint visits a site many
 // times).
-func (fa *fnAnalysis) addSite(site ssa.Instruction, text string, dynamic, tx, locks bool) {
-	s := Site{Func: fa.name, Pos: fa.position(site.Pos()), Dynamic: dynamic, Via: fa.via, Tx: tx, Locks: locks}
+func (fa *fnAnalysis) addSite(site ssa.Instruction, text string, h Handle, dynamic, tx, locks bool) {
+	s := Site{Func: fa.name, Pos: fa.position(site.Pos()), Dynamic: dynamic, Via: fa.via, Tx: tx, Locks: locks,
+		Caller: !tx && h.Kind == sqlsite.Maybe && escapes(h.Ref)}
 	if !dynamic {
 		s.SQL = lockmodel.Dollar(text)
 	}
