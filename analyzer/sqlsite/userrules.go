@@ -285,10 +285,11 @@ func indexMethods(sinks, runners map[string]int) map[string][]methodRule {
 		for name, n := range m {
 			slash := strings.LastIndexByte(name, '/')
 			parts := strings.Split(name[slash+1:], ".")
-			if len(parts) != 3 {
-				continue // a function, or a method of a type in a package path with dots
+			if len(parts) < 3 {
+				continue // a function
 			}
-			r := methodRule{pkg: name[:slash+1] + parts[0], typ: parts[1], method: parts[2], runner: runner, n: n}
+			k := len(parts)
+			r := methodRule{pkg: name[:slash+1] + strings.Join(parts[:k-2], "."), typ: parts[k-2], method: parts[k-1], runner: runner, n: n}
 			out[r.method] = append(out[r.method], r)
 		}
 	}
