@@ -58,10 +58,11 @@ func countSQL(sites []lockseq.Site, skips []lockseq.Skip) sqlCounts {
 func (c sqlCounts) String() string {
 	found := c.Parsed + c.Skipped[lockseq.SkipUnparsable] + c.Skipped[lockseq.SkipDialect]
 	var b strings.Builder
-	fmt.Fprintf(&b, "SQL: %d call sites send SQL, %d of them lock sites (a row, advisory or explicit table lock); "+
-		"%d SQL strings found: %d parsed, %d unparsable, %d skipped as another dialect's; %d query texts built at run time",
-		c.CallSites, c.LockSites, found, c.Parsed, c.Skipped[lockseq.SkipUnparsable], c.Skipped[lockseq.SkipDialect],
-		c.Skipped[lockseq.SkipRuntime])
+	fmt.Fprintf(&b, "SQL: %s send SQL, %d of them lock sites (a row, advisory or explicit table lock); "+
+		"%s found: %d parsed, %d unparsable, %d skipped as another dialect's; %s built at run time",
+		count(c.CallSites, "call site", "call sites"), c.LockSites, count(found, "SQL string", "SQL strings"), c.Parsed,
+		c.Skipped[lockseq.SkipUnparsable], c.Skipped[lockseq.SkipDialect],
+		count(c.Skipped[lockseq.SkipRuntime], "query text", "query texts"))
 	for _, r := range slices.Sorted(maps.Keys(c.Skipped)) {
 		switch r {
 		case lockseq.SkipUnparsable, lockseq.SkipDialect, lockseq.SkipRuntime:
@@ -70,6 +71,14 @@ func (c sqlCounts) String() string {
 		}
 	}
 	return b.String()
+}
+
+// count writes n and the noun, singular or plural.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // graphCounts is what -v says about the lock-order graph: the graph the
