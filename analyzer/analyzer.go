@@ -388,7 +388,7 @@ func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
 	info := &PackageInfo{}
 	relevant := false
 	for _, imp := range pass.Pkg.Imports() {
-		if sqlsite.IsDriverPackage(imp.Path()) {
+		if sqlsite.IsDriverPackage(imp.Path()) || sqlsite.IsRulePackage(imp.Path()) {
 			relevant = true
 		}
 		var dep PackageInfo

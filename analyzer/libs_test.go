@@ -12,7 +12,8 @@ import (
 // libs is the analysistest module of code written with ORMs and query
 // builders, compiled against the real libraries at released versions (see
 // its go.mod): sqlx, GORM, bun, squirrel, xorm and ent (whose code entc
-// generated into entjobs/ent).
+// generated into entjobs/ent); and beego's ORM, v2 and v1, against
+// stand-ins of its API (stubs/), since the module proxy does not serve it.
 var libs = filepath.Join("..", "testdata", "libs")
 
 // libScenarios are the packages checked: each library's inversion and its
@@ -20,7 +21,7 @@ var libs = filepath.Join("..", "testdata", "libs")
 // but not checked: nobody writes expectations into generated code.
 var libScenarios = []string{
 	"./sqlxjobs/...", "./gormjobs/...", "./gormrows", "./bunjobs/...", "./sqjobs/...", "./xormjobs/...",
-	"./entjobs", "./entjobs/fixed", "./entjobs/rows",
+	"./entjobs", "./entjobs/fixed", "./entjobs/rows", "./beegojobs/...", "./beegov1",
 }
 
 // TestLibraries checks, for each library, a lock-order inversion written
@@ -46,4 +47,25 @@ func TestUserRules(t *testing.T) {
 		set("txrunners", "")
 	})
 	analysistest.Run(t, libs, analyzer.Analyzer, "./userrules/app")
+}
+
+// TestUserInterfaceRules checks -sinks and -txrunners that name methods of
+// interfaces: they apply to every call through the interface and to every
+// implementation's method, called on the concrete type, whose package
+// need not import the interface's. A store behind the interface joins the
+// transaction that the runner's context carries.
+func TestUserInterfaceRules(t *testing.T) {
+	downloadModules(t, libs)
+	set := func(name, val string) {
+		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("sinks", "libs/userrules/port.Store.Exec:1")
+	set("txrunners", "libs/userrules/port.TxRunner.InTx:1")
+	t.Cleanup(func() {
+		set("sinks", "")
+		set("txrunners", "")
+	})
+	analysistest.Run(t, libs, analyzer.Analyzer, "./userrules/svc/...")
 }

@@ -84,6 +84,9 @@ type Candidate struct {
 	Match string `json:"match"`
 	Via   string `json:"via,omitempty"`
 	Tx    bool   `json:"tx"`
+	// Caller is set when the statement runs on a handle the function's
+	// callers pass (a DBTX): in a transaction where a caller passes one.
+	Caller bool `json:"caller,omitempty"`
 }
 
 // Path is a code path that holds a lock while it runs a candidate.
@@ -213,7 +216,7 @@ func (x *explainer) process(m procMatch) ProcessExplanation {
 			break
 		}
 		s := x.ix.sites[h.site]
-		pe.Candidates = append(pe.Candidates, Candidate{Func: s.Func, Pos: x.rel(s.Pos), SQL: s.SQL, Match: h.match, Via: s.Via, Tx: s.Tx})
+		pe.Candidates = append(pe.Candidates, Candidate{Func: s.Func, Pos: x.rel(s.Pos), SQL: s.SQL, Match: h.match, Via: s.Via, Tx: s.Tx, Caller: s.Caller})
 	}
 	seen := map[string]bool{}
 	for _, h := range m.hits {
@@ -322,7 +325,7 @@ func (x *explainer) problem(m procMatch, pe ProcessExplanation) string {
 		return fmt.Sprintf("the lock model takes no %s lock for this statement, but the server made it wait for %s (%s)", p.Waits.Kind, p.Waits.Text, waitCause(p))
 	}
 	if len(pe.Paths) == 0 && p.Waits != nil {
-		tx := slices.ContainsFunc(pe.Candidates, func(c Candidate) bool { return c.Tx })
+		tx := slices.ContainsFunc(pe.Candidates, func(c Candidate) bool { return c.Tx || c.Caller })
 		if !tx {
 			return "pglockorder sees this statement run outside a transaction: no lock is held while it waits (the transaction, or the lock it held, is where pglockorder cannot see)"
 		}

@@ -26,6 +26,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	mapped := make([]int, len(sum.Events))
 	for i := range sum.Events {
 		mapped[i] = fa.mapEvent(site, scope, i, &sum.Events[i], args, bind)
+		fa.relabel(mapped[i], &sum.Events[i], st)
 		fa.checkMapped(site, mapped[i], &sum.Events[i], args, st, mapped[:i])
 	}
 	if scope == "" {

@@ -265,7 +265,7 @@ func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	case sqlsite.Query:
 		fa.via = op.Via // the library call that ran a statement it built, if any
 		fa.builtKeys = op.Keys
-		fa.query(site, fa.handleOf(op.Recv), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
+		fa.query(site, fa.queryHandle(op), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
 		fa.via, fa.builtKeys = "", nil
 	case sqlsite.Commit, sqlsite.Rollback:
 		if !isSavepoint(op.Recv) {
@@ -384,6 +384,29 @@ func (fa *fnAnalysis) bindArg(args, bindings []ssa.Value, nparams, i int, path [
 		return Handle{}, false
 	}
 	return fa.normalise(fa.resolve(v, path, 0)), true
+}
+
+// queryHandle is the handle a query runs on: its receiver's, or, for a
+// user-declared sink that is no transaction, connection or pool itself
+// (an interface the project declared, an implementation of one), the
+// transaction its context carries (sqlsite.Op.CtxTx).
+func (fa *fnAnalysis) queryHandle(op sqlsite.Op) Handle {
+	h := fa.handleOf(op.Recv)
+	switch h.Kind {
+	case sqlsite.Tx, sqlsite.Conn, sqlsite.Pool:
+		return h
+	}
+	if op.CtxTx {
+		for _, a := range op.Args {
+			if isContextType(a.Type()) {
+				return fa.normalise(fa.resolve(a, []string{ctxTx}, 0))
+			}
+		}
+	}
+	if h.Kind == sqlsite.NotHandle {
+		h.Kind = op.RecvKind
+	}
+	return h
 }
 
 // beginFunc models pgx.BeginFunc and friends: begin a transaction on the
@@ -653,18 +676,74 @@ func (fa *fnAnalysis) frame(pos token.Pos, what string) lockgraph.Frame {
 	return lockgraph.Frame{Func: fa.name, Pos: fa.sourcePosition(pos), What: what}
 }
 
-func describeHandle(h Handle) string {
+// describeHandle says where a statement on handle h runs, for the report:
+// "in a transaction" on a transaction, and also on a pool or connection
+// that a BEGIN sent as SQL put in one (inTx); "on the pool", "on a
+// dedicated connection"; "on the caller's handle" for an interface (DBTX)
+// only the caller binds, which relabel rewrites where a caller does;
+// "outside a transaction" for such a handle of the function's own.
+func describeHandle(h Handle, inTx bool) string {
+	if inTx {
+		return "in a transaction"
+	}
 	switch h.Kind {
 	case sqlsite.Pool:
-		return "on the pool (autocommit)"
+		return "on the pool"
 	case sqlsite.Conn:
 		return "on a dedicated connection"
 	case sqlsite.Tx:
 		return "in a transaction"
 	case sqlsite.Maybe:
-		return "on the caller's handle"
+		if !escapes(h.Ref) {
+			// A handle of this function's own that no transaction was
+			// begun on (an ORM session it created): its locks are not
+			// held past the statement.
+			return "outside a transaction"
+		}
+		return callersHandle
 	}
 	return fmt.Sprintf("on %s", h.Kind)
+}
+
+// callersHandle is how the label of a statement on a handle only the
+// caller knows reads, until a caller binds it (relabel).
+const callersHandle = "on the caller's handle"
+
+// relabel rewrites, in this function's copy j of a callee's event ev, the
+// label of the innermost frame that still reads "on the caller's handle"
+// (the callee ran it on an interface such as sqlc's DBTX, a Querier or the
+// handle a context carries) once this call site binds that handle to a
+// transaction, a pool or a connection: the report then says what the path
+// it shows runs on. A handle this function does not know either keeps the
+// label, for its own callers to rewrite.
+func (fa *fnAnalysis) relabel(j int, ev *Event, st *state) {
+	out := fa.events[j]
+	if ev.TxKind != sqlsite.Maybe || len(out.Path) == 0 {
+		return
+	}
+	inTx := out.TxKind == sqlsite.Tx || st.sqlTx[out.Conn] && out.Conn != fresh
+	if out.TxKind == sqlsite.Maybe && !inTx && escapes(out.Tx) || out.TxKind == sqlsite.NotHandle {
+		return // still its own caller's handle
+	}
+	if inTx && ev.Hold == HoldCond && out.Hold == HoldNone {
+		// The caller's connection is in a transaction it began with a
+		// BEGIN sent as SQL (conn.Exec(ctx, "BEGIN")): the lock is held
+		// until that transaction ends, as the label says.
+		out.Hold = HoldConnTx
+	}
+	leaf := &out.Path[len(out.Path)-1]
+	if !strings.Contains(leaf.What, callersHandle) {
+		return
+	}
+	if inTx {
+		// "in a batch on the caller's handle (one implicit
+		// transaction)" runs in the caller's transaction: no batch of
+		// its own.
+		leaf.What = strings.Replace(leaf.What, " (one implicit transaction)", "", 1)
+		leaf.What = strings.Replace(leaf.What, "in a batch "+callersHandle, callersHandle, 1)
+		leaf.What = strings.Replace(leaf.What, "in a multi-statement string "+callersHandle, callersHandle, 1)
+	}
+	leaf.What = strings.Replace(leaf.What, callersHandle, describeHandle(Handle{Ref: out.Tx, Kind: out.TxKind}, inTx), 1)
 }
 
 // funcValue returns the function a function value denotes and, for a

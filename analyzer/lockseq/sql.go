@@ -46,7 +46,7 @@ func (fa *fnAnalysis) runText(site ssa.Instruction, h Handle, t sqlsite.Text, pa
 	}
 	if t.Unknown {
 		fa.a.skip(Skip{Reason: SkipRuntime, Posn: fa.position(site.Pos()), Detail: t.Why})
-		fa.addSite(site, "", true, h.Kind == sqlsite.Tx)
+		fa.addSite(site, "", h, true, h.Kind == sqlsite.Tx, false)
 	}
 	if len(t.SQL) == 0 {
 		return
@@ -124,7 +124,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 			fa.a.skip(Skip{Reason: SkipUnparsable, Posn: fa.position(site.Pos()), Detail: an.Err.Error()})
 			continue
 		}
-		fa.addSite(site, text, false, h.Kind == sqlsite.Tx || st.sqlTx[h.Conn])
+		fa.addSite(site, text, h, false, h.Kind == sqlsite.Tx || st.sqlTx[h.Conn], takesLocks(an.Effects))
 		statements += an.Statements
 		dollar := "" // the text with $n markers, computed once: the text may be long
 		var keys []ssa.Value
@@ -140,9 +140,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 			}
 			switch eff.Kind {
 			case lockmodel.Acquire:
-				where := describeHandle(h)
-				if h.Kind != sqlsite.Tx && !st.sqlTx[h.Conn] {
-					where = strings.TrimSuffix(where, " (autocommit)")
+				inTx := h.Kind == sqlsite.Tx || st.sqlTx[h.Conn]
+				where := describeHandle(h, inTx)
+				if !inTx {
 					switch {
 					case len(texts) > 1:
 						where = "in a batch " + where + " (one implicit transaction)"

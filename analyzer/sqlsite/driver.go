@@ -131,6 +131,14 @@ type Op struct {
 	Pooled bool
 	// Args are the call's arguments without the receiver.
 	Args []ssa.Value
+	// CtxTx marks a user-declared sink (-sinks) on an interface method,
+	// called through the interface or on an implementation, that runs its
+	// SQL in the transaction its context argument carries, unless its
+	// receiver is itself a transaction, a connection or a pool: a
+	// declared runner hands its callback the transaction only through a
+	// context (InTx(ctx, func(ctx) error)), so a store behind an
+	// interface finds it there.
+	CtxTx bool
 }
 
 const (
@@ -268,7 +276,7 @@ func Classify(call *ssa.CallCommon) Op {
 	}
 	op.Args = args
 	sig := fn.Signature()
-	if lop, ok := classifyUser(op, fn, recv); ok {
+	if lop, ok := classifyUser(op, fn, recv, call); ok {
 		return lop
 	}
 	if lop, ok := classifyLibrary(op, fn, recv, call); ok {

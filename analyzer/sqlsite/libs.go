@@ -551,6 +551,8 @@ func libraryKind(t types.Type) HandleKind {
 		}
 	case pkgXorm:
 		return xormKind(name)
+	case pkgBeego, pkgBeegoV1:
+		return beegoKind(pkg, name)
 	}
 	return NotHandle
 }
@@ -569,6 +571,8 @@ func classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon
 		return classifySquirrel(op, fn, recv)
 	case pkgXorm:
 		return classifyXorm(op, fn, recv, call)
+	case pkgBeego, pkgBeegoV1:
+		return classifyBeego(op, fn, recv)
 	}
 	if recv != nil {
 		if _, ok := entGenerated(recv.Type()); ok {
@@ -581,12 +585,12 @@ func classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon
 // isLibraryPackage reports whether path is a package of a modelled
 // library (or one of its sub-packages, such as gorm.io/gorm/clause).
 func isLibraryPackage(path string) bool {
-	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgXorm, "gorm.io/driver", "entgo.io/ent"} {
+	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1} {
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}
 	}
-	return isRulePackage(path)
+	return false
 }
 
 // unwrapEmbedded returns, for the receiver of a database/sql method

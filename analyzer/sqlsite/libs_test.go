@@ -98,17 +98,20 @@ func TestStatementSQL(t *testing.T) {
 
 func TestIsLibraryPackage(t *testing.T) {
 	for path, want := range map[string]bool{
-		"gorm.io/gorm":                     true,
-		"gorm.io/gorm/clause":              true,
-		"gorm.io/driver/postgres":          true,
-		"github.com/uptrace/bun":           true,
-		"github.com/uptrace/bun/pgdialect": true,
-		"github.com/uptrace/bunny":         false,
-		"github.com/jmoiron/sqlx":          true,
-		"github.com/Masterminds/squirrel":  true,
-		"xorm.io/xorm":                     true,
-		"entgo.io/ent/dialect/sql":         true,
-		"example.com/app/ent":              false,
+		"gorm.io/gorm":                         true,
+		"gorm.io/gorm/clause":                  true,
+		"gorm.io/driver/postgres":              true,
+		"github.com/uptrace/bun":               true,
+		"github.com/uptrace/bun/pgdialect":     true,
+		"github.com/uptrace/bunny":             false,
+		"github.com/jmoiron/sqlx":              true,
+		"github.com/Masterminds/squirrel":      true,
+		"xorm.io/xorm":                         true,
+		"entgo.io/ent/dialect/sql":             true,
+		"example.com/app/ent":                  false,
+		"github.com/beego/beego/v2/client/orm": true,
+		"github.com/beego/beego/v2/server/web": false,
+		"github.com/astaxie/beego/orm":         true,
 	} {
 		if got := isLibraryPackage(path); got != want {
 			t.Errorf("isLibraryPackage(%q) = %v, want %v", path, got, want)
@@ -120,6 +123,24 @@ func TestXormSnake(t *testing.T) {
 	for in, want := range map[string]string{"Job": "job", "WalletEntry": "wallet_entry", "HTTPRequest": "h_t_t_p_request"} {
 		if got := xormSnake(in); got != want {
 			t.Errorf("xormSnake(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestBeegoKind(t *testing.T) {
+	for _, tc := range []struct {
+		pkg, name string
+		want      HandleKind
+	}{
+		{pkgBeego, "Ormer", Pool},
+		{pkgBeego, "TxOrmer", Tx},
+		{pkgBeego, "QueryExecutor", Maybe},
+		{pkgBeego, "RawSeter", NotHandle},
+		{pkgBeegoV1, "Ormer", Maybe},
+		{pkgBeegoV1, "TxOrmer", NotHandle},
+	} {
+		if got := beegoKind(tc.pkg, tc.name); got != tc.want {
+			t.Errorf("beegoKind(%s, %s) = %v, want %v", tc.pkg, tc.name, got, tc.want)
 		}
 	}
 }

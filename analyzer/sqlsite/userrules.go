@@ -23,9 +23,20 @@ var userRules struct {
 	// handleTypes are the receiver types of declared sink methods: a
 	// value of such a type is the caller's handle.
 	handleTypes map[string]bool
-	// pkgs are the packages that declare rules: modelled like the
-	// database APIs, so that a package importing one is analysed.
+	// pkgs are the packages that declare rules: a package importing one
+	// is analysed, as one importing a database API is (IsRulePackage).
 	sinkPkgs, runnerPkgs map[string]bool
+	// byMethod indexes the rules of methods by method name, for the
+	// methods that implement a declared interface method (implRule).
+	byMethod map[string][]methodRule
+}
+
+// methodRule is a rule on a method: import path, type and method names,
+// and whether it is a sink or a runner with its argument index.
+type methodRule struct {
+	pkg, typ, method string
+	runner           bool
+	n                int
 }
 
 // SetSinks sets the user-declared sinks from a comma-separated list of
@@ -46,6 +57,8 @@ func SetSinks(spec string) error {
 	userRules.Lock()
 	defer userRules.Unlock()
 	userRules.sinks, userRules.handleTypes, userRules.sinkPkgs = m, handles, rulePackages(m)
+	userRules.byMethod = indexMethods(userRules.sinks, userRules.runners)
+	implRules.Clear()
 	return nil
 }
 
@@ -61,6 +74,8 @@ func SetTxRunners(spec string) error {
 	userRules.Lock()
 	defer userRules.Unlock()
 	userRules.runners, userRules.runnerPkgs = m, rulePackages(m)
+	userRules.byMethod = indexMethods(userRules.sinks, userRules.runners)
+	implRules.Clear()
 	return nil
 }
 
@@ -136,8 +151,11 @@ func userHandle(t types.Type) bool {
 	return userRules.handleTypes[pkg+"."+name]
 }
 
-// classifyUser applies the user-declared rules to a call.
-func classifyUser(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+// classifyUser applies the user-declared rules to a call: to a call of the
+// function or method a rule names (a method of an interface included,
+// called through it), and to a call of a method that implements a declared
+// interface method (implRule).
+func classifyUser(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (Op, bool) {
 	userRules.RLock()
 	if len(userRules.sinks) == 0 && len(userRules.runners) == 0 {
 		userRules.RUnlock()
@@ -147,6 +165,19 @@ func classifyUser(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	sink, isSink := userRules.sinks[name]
 	run, isRunner := userRules.runners[name]
 	userRules.RUnlock()
+	// A rule on an interface method, applied through the interface or to
+	// an implementation.
+	viaIface := fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type())
+	if !isSink && !isRunner {
+		if r, ok := implRule(fn, call); ok {
+			viaIface = true
+			if r.runner {
+				run, isRunner = r.n, true
+			} else {
+				sink, isSink = r.n, true
+			}
+		}
+	}
 	sig := fn.Signature()
 	switch {
 	case isSink && sink < len(op.Args) && isString(op.Args[sink].Type()):
@@ -162,6 +193,15 @@ func classifyUser(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 			return op, false
 		}
 		op.RecvKind = KindOf(op.Recv.Type())
+		if op.RecvKind == NotHandle {
+			// An implementation of a declared interface: a handle
+			// only the caller knows, as the interface is.
+			op.RecvKind = Maybe
+		}
+		// A store behind a declared interface is handed no transaction
+		// as a value: it finds the one its context carries, as a
+		// declared runner passes it (InTx(ctx, func(ctx) error)).
+		op.CtxTx = viaIface && slices.ContainsFunc(op.Args, func(a ssa.Value) bool { return isContext(a.Type()) })
 		return op, true
 	case isRunner && run < len(op.Args):
 		cb, ok := sig.Params().At(run).Type().Underlying().(*types.Signature)
@@ -180,6 +220,87 @@ func classifyUser(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		return op, true
 	}
 	return op, false
+}
+
+// implRules caches, by method (*types.Func), the rule of the declared
+// interface method it implements, or none.
+var implRules sync.Map
+
+// implRule returns the rule that applies to fn because its receiver type
+// implements a declared interface that has the method: a rule on
+// port.Store.Exec applies to every implementation's Exec, called on the
+// concrete type as well as through the interface. The interface is looked
+// up among the packages of the calling program (the caller's imports, the
+// implementation need not import it).
+func implRule(fn *types.Func, call *ssa.CallCommon) (methodRule, bool) {
+	recv := fn.Signature().Recv()
+	if recv == nil || types.IsInterface(recv.Type()) || call == nil {
+		return methodRule{}, false
+	}
+	userRules.RLock()
+	cands := userRules.byMethod[fn.Name()]
+	userRules.RUnlock()
+	if len(cands) == 0 {
+		return methodRule{}, false
+	}
+	if r, ok := implRules.Load(fn); ok {
+		return *r.(*methodRule), true
+	}
+	callee := call.StaticCallee()
+	var found *methodRule
+	for i, r := range cands {
+		if callee == nil || callee.Prog == nil {
+			break
+		}
+		pkg := callee.Prog.ImportedPackage(r.pkg)
+		if pkg == nil {
+			continue
+		}
+		obj, ok := pkg.Pkg.Scope().Lookup(r.typ).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		it, ok := obj.Type().Underlying().(*types.Interface)
+		if !ok {
+			continue
+		}
+		if types.Implements(recv.Type(), it) {
+			found = &cands[i]
+			break
+		}
+	}
+	if found == nil {
+		// Not cached: another pass's program may import the
+		// interface's package when this one does not.
+		return methodRule{}, false
+	}
+	implRules.Store(fn, found)
+	return *found, true
+}
+
+// indexMethods indexes the rules on methods by method name.
+func indexMethods(sinks, runners map[string]int) map[string][]methodRule {
+	out := map[string][]methodRule{}
+	add := func(m map[string]int, runner bool) {
+		for name, n := range m {
+			slash := strings.LastIndexByte(name, '/')
+			parts := strings.Split(name[slash+1:], ".")
+			if len(parts) < 3 {
+				continue // a function
+			}
+			k := len(parts)
+			r := methodRule{pkg: name[:slash+1] + strings.Join(parts[:k-2], "."), typ: parts[k-2], method: parts[k-1], runner: runner, n: n}
+			out[r.method] = append(out[r.method], r)
+		}
+	}
+	add(sinks, false)
+	add(runners, true)
+	for _, rs := range out {
+		slices.SortFunc(rs, func(a, b methodRule) int {
+			return strings.Compare(a.pkg+"."+a.typ, b.pkg+"."+b.typ)
+		})
+	}
+	return out
 }
 
 // firstHandle returns the first argument that is a database handle.
@@ -221,8 +342,11 @@ func rulePackages(m map[string]int) map[string]bool {
 	return out
 }
 
-// isRulePackage reports whether a rule names a function of package path.
-func isRulePackage(path string) bool {
+// IsRulePackage reports whether a rule names a function of package path: a
+// package that imports it can run SQL, although the rule's package itself
+// is analysed like any other (an interface declared as a sink may sit
+// beside the code that calls it).
+func IsRulePackage(path string) bool {
 	userRules.RLock()
 	defer userRules.RUnlock()
 	return userRules.sinkPkgs[path] || userRules.runnerPkgs[path]

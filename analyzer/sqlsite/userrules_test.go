@@ -44,7 +44,22 @@ func TestSetSinksHandleTypes(t *testing.T) {
 	if got := Sinks(); got != "example.com/db.Conn.Run:1,example.com/db.Exec:0" {
 		t.Errorf("Sinks() = %q", got)
 	}
-	if !IsDriverPackage("example.com/db") || IsDriverPackage("example.com/dbx") {
-		t.Error("a package that declares a sink is not modelled like a database API")
+	// Its importers can run SQL; the package itself is analysed like any
+	// other (an interface declared as a sink may sit beside its callers).
+	if !IsRulePackage("example.com/db") || IsRulePackage("example.com/dbx") || IsDriverPackage("example.com/db") {
+		t.Error("a package that declares a sink is not a rule package, or is modelled instead of analysed")
+	}
+	if rs := userRules.byMethod["Run"]; len(rs) != 1 || rs[0] != (methodRule{pkg: "example.com/db", typ: "Conn", method: "Run", n: 1}) {
+		t.Errorf("rules by method = %v, want example.com/db.Conn.Run:1 under Run", userRules.byMethod)
+	}
+	if _, ok := userRules.byMethod["Exec"]; ok {
+		t.Errorf("the function example.com/db.Exec is indexed as a method: %v", userRules.byMethod)
+	}
+	if err := SetTxRunners("gopkg.in/store.v2.TxRunner.InTx:1"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = SetTxRunners("") })
+	if rs := userRules.byMethod["InTx"]; len(rs) != 1 || rs[0] != (methodRule{pkg: "gopkg.in/store.v2", typ: "TxRunner", method: "InTx", runner: true, n: 1}) {
+		t.Errorf("rules by method = %v, want gopkg.in/store.v2.TxRunner.InTx:1 under InTx", userRules.byMethod)
 	}
 }

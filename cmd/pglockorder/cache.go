@@ -44,7 +44,7 @@ import (
 const cacheEnv = "PGLOCKORDER_CACHE"
 
 // cacheVersion changes when the cached data's shape does.
-const cacheVersion = "pglockorder-results-v2"
+const cacheVersion = "pglockorder-results-v3"
 
 // maxCacheEntries bounds the cache: the oldest entries beyond it go.
 const maxCacheEntries = 16
@@ -78,8 +78,13 @@ type cachedResults struct {
 	ImplGroups [][]string
 	// ImplReused counts the second rounds that were not needed.
 	ImplReused int
-	// SQLSites counts the call sites that send SQL (for -v).
-	SQLSites int
+	// SQL counts the SQL found, parsed and skipped, Graph the lock graph
+	// and what -graph draws of it, and Dialects says which packages were
+	// not analysed as PostgreSQL (for -v: a cached run prints what the
+	// run that stored it printed).
+	SQL      sqlCounts
+	Graph    graphCounts
+	Dialects analyzer.DialectReport
 	// Cycles and Truncated are the cycle search's result over Edges
 	// (the search depth is an analyzer flag, part of the key): on a big
 	// graph the search costs more than everything else on a cached run.

@@ -77,7 +77,7 @@ func (c *checker) reaches(p *packages.Package) bool {
 		return r
 	}
 	c.reach[p] = false // import cycles are errors reported elsewhere
-	r := sqlsite.IsDriverPackage(p.PkgPath)
+	r := sqlsite.IsDriverPackage(p.PkgPath) || sqlsite.IsRulePackage(p.PkgPath)
 	for _, imp := range p.Imports {
 		if r {
 			break

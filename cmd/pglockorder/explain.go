@@ -203,8 +203,11 @@ func writeExplanation(b *strings.Builder, name string, x *explain.Explanation) {
 				how = "same kind of statement on the same tables"
 			}
 			where := "autocommit"
-			if c.Tx {
+			switch {
+			case c.Tx:
 				where = "in a transaction"
+			case c.Caller:
+				where = "on the caller's handle"
 			}
 			via := ""
 			if c.Via != "" {

@@ -81,3 +81,41 @@ func TestExplainInput(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainCallerHandle explains a deadlock between statements that
+// helpers run on a handle their callers pass (a DBTX): -explain says so,
+// rather than calling them autocommit, and finds the paths of the callers
+// that pass a transaction.
+func TestExplainCallerHandle(t *testing.T) {
+	bin := buildTool(t)
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	download(t, dir)
+	prefix := "2026-12-02 02:32:55.333 UTC [200] postgres@db "
+	log := prefix + "ERROR:  deadlock detected\n" +
+		prefix + "DETAIL:  Process 200 waits for ShareLock on transaction 739; blocked by process 201.\n" +
+		"\tProcess 201 waits for ShareLock on transaction 738; blocked by process 200.\n" +
+		"\tProcess 200: SELECT 1 FROM jobs WHERE id = 7 FOR UPDATE\n" +
+		"\tProcess 201: SELECT 1 FROM accounts WHERE id = 7 FOR UPDATE\n" +
+		prefix + "HINT:  See server log for query details.\n" +
+		prefix + "CONTEXT:  while locking tuple (0,1) in relation \"jobs\"\n"
+	logFile := filepath.Join(t.TempDir(), "deadlock.log")
+	if err := os.WriteFile(logFile, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, _ := runTool(t, dir, bin, "-explain", logFile, "./labels")
+	for _, want := range []string{
+		"in labels.lockJob (same statement, on the caller's handle)",
+		"in labels.lockAccount (same statement, on the caller's handle)",
+		"path:      labels.Claim holds",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("-explain does not say %q:\n%s\n%s", want, out, stderr)
+		}
+	}
+	if strings.Contains(out, "autocommit") {
+		t.Errorf("-explain calls a statement on the caller's handle autocommit:\n%s", out)
+	}
+}

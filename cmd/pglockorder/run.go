@@ -242,7 +242,6 @@ Flags:
 				results.Skipped = append(results.Skipped, res.Skipped...)
 				results.Locked = append(results.Locked, res.Locked...)
 				sites = append(sites, res.Sites...)
-				results.SQLSites += len(res.Sites)
 				results.Warnings = append(results.Warnings, limitWarnings(u.pkg, res.Limits)...)
 				results.Dispatch.Add(res.Dispatch)
 			}
@@ -259,6 +258,10 @@ Flags:
 				results.Findings = append(results.Findings, cf)
 			}
 		}
+		results.SQL = countSQL(sites, results.Skipped)
+		// What the dialect rules skipped during this analysis, kept
+		// with the results for a cached run's -v.
+		results.Dialects = analyzer.TakeDialectReport()
 	}
 	left = append(left, unitsLeftOut(unitErrs)...)
 	edges = results.Edges
@@ -291,6 +294,7 @@ Flags:
 		cycles = graph.Cycles(analyzer.MaxCycle())
 		if *verbose || cacheable {
 			results.EdgeCount = len(lockgraph.Dedupe(edges))
+			results.Graph = countGraph(graph, cycles)
 		}
 		if cacheable && !failed {
 			results.Cycles, results.Truncated = cycles, graph.Truncated
@@ -351,8 +355,9 @@ Flags:
 			fmt.Fprintf(stderr, "pglockorder: schema: %s\n", src)
 		}
 		// SQL of other dialects, skipped (analyzer/dialect.go).
-		fmt.Fprint(stderr, prefixLines("pglockorder: ", analyzer.TakeDialectReport().String()))
-		fmt.Fprintf(stderr, "pglockorder: %d call sites send SQL\n", results.SQLSites)
+		fmt.Fprint(stderr, prefixLines("pglockorder: ", results.Dialects.String()))
+		fmt.Fprintf(stderr, "pglockorder: %s\n", results.SQL)
+		fmt.Fprintf(stderr, "pglockorder: %s\n", results.Graph)
 		printDispatch(stderr, results.Dispatch, results.ImplDeps, results.ImplGroups, results.ImplReused)
 	}
 	if analyzer.Debug() {

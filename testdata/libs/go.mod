@@ -5,6 +5,8 @@ go 1.25.0
 require (
 	entgo.io/ent v0.14.5
 	github.com/Masterminds/squirrel v1.5.4
+	github.com/astaxie/beego v0.0.0-00010101000000-000000000000
+	github.com/beego/beego/v2 v2.0.0-00010101000000-000000000000
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/uptrace/bun v1.3.0
 	gorm.io/gorm v1.31.2
@@ -38,4 +40,11 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.21.0 // indirect
 	xorm.io/builder v0.3.13 // indirect
+)
+
+// beego is not served by the module proxy this project can reach: its
+// tests build against stand-ins of its API (see stubs/).
+replace (
+	github.com/astaxie/beego => ./stubs/astaxie-beego
+	github.com/beego/beego/v2 => ./stubs/beego
 )

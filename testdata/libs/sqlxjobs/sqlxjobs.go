@@ -86,7 +86,7 @@ func (s *Store) HoldAndSettle(ctx context.Context, id int64) error { // want Hol
 func (s *Store) Settle(ctx context.Context, id int64) error { // want Settle:`locks\(table:credit_log ROW EXCLUSIVE@L0, row:credit_log FOR NO KEY UPDATE@L0, table:credits`
 	tx := s.db.MustBeginTx(ctx, nil)
 	defer tx.Rollback()
-	if err := settleCredit(ctx, tx, id); err != nil { // want `lock-order inversion: rows of credit_log and rows of credits are locked in opposite orders`
+	if err := settleCredit(ctx, tx, id); err != nil { // want `(?s)lock-order inversion: rows of credit_log and rows of credits are locked in opposite orders.*calls sqlxjobs.settleCredit\n +sqlxjobs/sqlxjobs.go:\d+:\d+: UPDATE in a transaction \(in sqlxjobs.settleCredit\)`
 		return err
 	}
 	return tx.Commit()

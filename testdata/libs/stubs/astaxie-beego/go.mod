@@ -1,0 +1,3 @@
+module github.com/astaxie/beego
+
+go 1.25.0
