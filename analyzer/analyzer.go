@@ -201,6 +201,8 @@ type Result struct {
 	// not import, for a driver to tell whether analysing it again would
 	// give the same result.
 	Lookups map[string][]*types.Func
+	// Dialect is what the dialect rules skipped in the package, for -v.
+	Dialect DialectReport
 }
 
 // run analyses one package. A panic inside the analysis (a bug of
@@ -257,8 +259,8 @@ func analyze(pass *analysis.Pass) (any, error) {
 			}
 			return nil
 		},
-		SkipSQL: configured(pass), // dialects and schema from the config (dialect.go)
-		Methods: methods,          // implementations of interfaces (dispatch.go)
+		SkipSQL: configured(pass, &res.Dialect), // dialects and schema from the config (dialect.go)
+		Methods: methods,                        // implementations of interfaces (dispatch.go)
 		Strings: importedStrings(pass),
 	})
 	exportStrings(pass, pkg)
@@ -299,7 +301,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 	}
 	res.TempTables = sortedSet(an.TempTables)
 	res.Ordered = an.Ordered
-	info.Ordered = reportRows(pass, an, info.Ordered)
+	info.Ordered = withoutSites(reportRows(pass, an, info.Ordered))
 	if deferred {
 		// The driver sees every package's edges in its results: the
 		// fact needs no copy of them.

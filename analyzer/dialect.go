@@ -204,16 +204,6 @@ func modulePath(root string) string {
 	return path
 }
 
-// skipped counts, per reason, the distinct statements of each package that
-// were not analysed because they are not PostgreSQL, and notes the packages
-// whose dialect is not PostgreSQL (or is ambiguous), for -v.
-var skipped = struct {
-	sync.Mutex
-	seen  map[string]bool
-	count map[string]int
-	notes map[string]string
-}{seen: map[string]bool{}, count: map[string]int{}, notes: map[string]string{}}
-
 // DialectReport is what the dialect rules skipped in a run.
 type DialectReport struct {
 	// Skipped counts the distinct statements skipped, by reason
@@ -224,14 +214,20 @@ type DialectReport struct {
 	Packages map[string]string
 }
 
-// TakeDialectReport returns what the dialect rules skipped since the last
-// call, and forgets it.
-func TakeDialectReport() DialectReport {
-	skipped.Lock()
-	defer skipped.Unlock()
-	r := DialectReport{Skipped: skipped.count, Packages: skipped.notes}
-	skipped.seen, skipped.count, skipped.notes = map[string]bool{}, map[string]int{}, map[string]string{}
-	return r
+// Add adds o's counts and notes to r.
+func (r *DialectReport) Add(o DialectReport) {
+	for k, n := range o.Skipped {
+		if r.Skipped == nil {
+			r.Skipped = map[string]int{}
+		}
+		r.Skipped[k] += n
+	}
+	for k, v := range o.Packages {
+		if r.Packages == nil {
+			r.Packages = map[string]string{}
+		}
+		r.Packages[k] = v
+	}
 }
 
 // String renders the report for -v, one line per reason and package.
@@ -260,11 +256,13 @@ func (r DialectReport) String() string {
 // package's SQL: the schema: to read when no -schema was given (the way the
 // per-package drivers get one: the whole-program command finds it itself),
 // and the dialect. It returns the function that tells the lock analysis
-// which SQL is not PostgreSQL, and why ("" for PostgreSQL).
+// which SQL is not PostgreSQL, and why ("" for PostgreSQL), counting the
+// distinct statements it skips, and the package's dialect when it is not
+// PostgreSQL, in report.
 //
 // A configuration file that cannot be read is reported by the declared
 // order's check of the same file; here it only decides nothing.
-func configured(pass *analysis.Pass) func(sql string) string {
+func configured(pass *analysis.Pass, report *DialectReport) func(sql string) string {
 	configSchema(pass)
 	choice, err := packageDialect(pass)
 	if err != nil {
@@ -272,10 +270,9 @@ func configured(pass *analysis.Pass) func(sql string) string {
 	}
 	pkg := pass.Pkg.Path()
 	if choice.dialect != sqlsite.PostgreSQL || strings.HasPrefix(choice.why, "ambiguous") {
-		skipped.Lock()
-		skipped.notes[pkg] = choice.dialect + ": " + choice.why
-		skipped.Unlock()
+		report.Packages = map[string]string{pkg: choice.dialect + ": " + choice.why}
 	}
+	seen := map[string]bool{}
 	return func(sql string) string {
 		reason := ""
 		switch {
@@ -287,12 +284,13 @@ func configured(pass *analysis.Pass) func(sql string) string {
 			}
 		}
 		if reason != "" {
-			skipped.Lock()
-			if k := pkg + "\x00" + sql; !skipped.seen[k] {
-				skipped.seen[k] = true
-				skipped.count[reason]++
+			if !seen[sql] {
+				seen[sql] = true
+				if report.Skipped == nil {
+					report.Skipped = map[string]int{}
+				}
+				report.Skipped[reason]++
 			}
-			skipped.Unlock()
 		}
 		return reason
 	}

@@ -81,6 +81,18 @@ func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.Or
 	return witnesses(all)
 }
 
+// withoutSites returns the ordered locks for a fact: without their
+// positions in this package's file set (At), which mean nothing elsewhere
+// and would make the fact differ from run to run with the order files were
+// parsed in.
+func withoutSites(ordered []lockseq.OrderedLock) []lockseq.OrderedLock {
+	out := slices.Clone(ordered)
+	for i := range out {
+		out[i].At = token.NoPos
+	}
+	return out
+}
+
 // compatibleOrders reports whether two ORDER BY lists lock rows in one
 // order: equal, or one a prefix of the other (ORDER BY task_id against
 // ORDER BY task_id, retry_count agree wherever the first decides).

@@ -134,7 +134,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 			keys = keyArgs[0]
 		}
 		for _, eff := range an.Effects {
-			stmt := fmt.Sprintf("%p%s#%d#%d#%d", site, fa.unit, alt, ti, eff.Stmt)
+			// The site by its number in the function, not its address: summaries
+			// are facts, and must read the same in every run.
+			stmt := fmt.Sprintf("s%d%s#%d#%d#%d", fa.instrID(site), fa.unit, alt, ti, eff.Stmt)
 			if stmt != curStmt {
 				curStmt, stmtHeld = stmt, nil
 			}

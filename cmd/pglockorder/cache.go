@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
@@ -44,7 +46,7 @@ import (
 const cacheEnv = "PGLOCKORDER_CACHE"
 
 // cacheVersion changes when the cached data's shape does.
-const cacheVersion = "pglockorder-results-v3"
+const cacheVersion = "pglockorder-results-v4"
 
 // maxCacheEntries bounds the cache: the oldest entries beyond it go.
 const maxCacheEntries = 16
@@ -121,21 +123,25 @@ func openCache(enabled bool) resultCache {
 
 // key hashes the inputs of the analysis of pkgs; ok is false when an input
 // cannot be read, which makes the run uncacheable.
-func (c resultCache) key(pkgs []*packages.Package, cfg *packages.Config, patterns []string) (string, bool) {
+func (c resultCache) key(pkgs []*packages.Package, cfg *packages.Config, patterns []string) (key, env string, ok bool) {
 	if c.dir == "" {
-		return "", false
+		return "", "", false
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", cacheVersion)
+	// env hashes what every package's result depends on besides its own
+	// inputs: the per-package cache's part of its keys (pkgcache.go).
+	h, he := sha256.New(), sha256.New()
+	both := io.MultiWriter(h, he)
+	fmt.Fprintf(both, "%s\x00", cacheVersion)
 	exe, err := os.Executable()
-	if err != nil || hashFile(h, exe) != nil {
-		return "", false
+	if err != nil || hashFile(both, exe) != nil {
+		return "", "", false
 	}
 	analyzer.Analyzer.Flags.VisitAll(func(f *flag.Flag) {
-		fmt.Fprintf(h, "flag %s=%s\x00", f.Name, f.Value)
+		fmt.Fprintf(both, "flag %s=%s\x00", f.Name, f.Value)
 	})
-	fmt.Fprintf(h, "tests=%t build=%q patterns=%q\x00", cfg.Tests, cfg.BuildFlags, patterns)
-	ok := true
+	fmt.Fprintf(both, "tests=%t build=%q\x00", cfg.Tests, cfg.BuildFlags)
+	fmt.Fprintf(h, "patterns=%q\x00", patterns)
+	ok = true
 	roots := map[*packages.Package]bool{}
 	for _, p := range pkgs {
 		roots[p] = true
@@ -175,8 +181,8 @@ func (c resultCache) key(pkgs []*packages.Package, cfg *packages.Config, pattern
 		case config != "":
 			file = filepath.Join(dir, config) // as the analyzer resolves it
 		}
-		fmt.Fprintf(h, "config %s\x00", file)
-		if err := hashFile(h, file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(both, "config %s\x00", file)
+		if err := hashFile(both, file); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			ok = false
 		}
 	}
@@ -186,19 +192,19 @@ func (c resultCache) key(pkgs []*packages.Package, cfg *packages.Config, pattern
 		switch {
 		case isSchema && strings.HasPrefix(sf.String(), "auto="):
 			for _, file := range sf.Files() {
-				fmt.Fprintf(h, "schema %s\x00", file)
-				if hashFile(h, file) != nil {
+				fmt.Fprintf(both, "schema %s\x00", file)
+				if hashFile(both, file) != nil {
 					ok = false
 				}
 			}
 		case f.Value.String() == "none":
 		default:
-			if hashTree(h, f.Value.String()) != nil {
+			if hashTree(both, f.Value.String()) != nil {
 				ok = false
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), ok
+	return hex.EncodeToString(h.Sum(nil)), hex.EncodeToString(he.Sum(nil)), ok
 }
 
 // load returns the cached results for key, with their edges when
@@ -220,11 +226,16 @@ const edgesSuffix = ".edges"
 // readGob decodes a cache file into v; a missing or damaged file is a
 // miss.
 func readGob(name string, v any) bool {
-	data, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return false
 	}
-	return gob.NewDecoder(bytes.NewReader(data)).Decode(v) == nil
+	defer f.Close()
+	zr, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return false
+	}
+	return gob.NewDecoder(zr).Decode(v) == nil
 }
 
 // store saves results under key and drops the oldest entries beyond
@@ -249,11 +260,26 @@ func (c resultCache) store(key string, r *cachedResults) error {
 
 // write stores v, gob-encoded, as the cache file name, atomically.
 func (c resultCache) write(name string, v any) error {
+	return writeGobFile(filepath.Join(c.dir, name), v)
+}
+
+// writeGobFile writes v, gob-encoded, to the file name, atomically: a
+// concurrent reader sees the old file or the new one.
+func writeGobFile(name string, v any) error {
+	// Compressed: a big program's edges repeat their paths' file and
+	// function names, and take a sixteenth of the space.
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return fmt.Errorf("result cache: %w", err)
+	}
+	if err := gob.NewEncoder(zw).Encode(v); err != nil {
 		return fmt.Errorf("result cache: encoding: %w", err)
 	}
-	tmp, err := os.CreateTemp(c.dir, "tmp-")
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("result cache: encoding: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "tmp-")
 	if err != nil {
 		return fmt.Errorf("result cache: %w", err)
 	}
@@ -263,7 +289,7 @@ func (c resultCache) write(name string, v any) error {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("result cache: writing: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(c.dir, name)); err != nil {
+	if err := os.Rename(tmp.Name(), name); err != nil {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("result cache: %w", err)
 	}

@@ -73,6 +73,10 @@ type unit struct {
 	err         error
 	// reads is what the pass read of other packages' facts.
 	reads *readTrace
+	// restored is set, instead of result and diagnostics, when the
+	// per-package cache gave the package's part of the results
+	// (pkgcache.go).
+	restored *unitPart
 }
 
 // factKey identifies an object fact; a nil object stands for the package.
@@ -98,7 +102,7 @@ type factKey struct {
 // a depth-first walk of the imports from the roots, whatever the schedule,
 // so that the output is the same as a sequential run's.
 func analyze(a *analysis.Analyzer, roots []*packages.Package) []*unit {
-	units, _ := analyzeTimed(a, roots, runtime.GOMAXPROCS(0))
+	units, _ := analyzeTimed(a, roots, runtime.GOMAXPROCS(0), nil)
 	return units
 }
 
@@ -115,6 +119,9 @@ type stats struct {
 	// reused counts the second-round passes of such groups that read
 	// what they read in the first and were not run again.
 	reused int
+	// restored counts the packages whose results and facts the
+	// per-package cache gave.
+	restored int
 	// slowest are the packages whose analysis took longest, slowest
 	// first (at most slowestKept), so that -v names where time goes.
 	slowest []pkgTime
@@ -142,8 +149,10 @@ func (st *stats) noteTime(path string, took time.Duration) {
 }
 
 // analyzeTimed is analyze with at most workers packages at once, returning
-// the times it spent type-checking and analysing.
-func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int) ([]*unit, stats) {
+// the times it spent type-checking and analysing. With a per-package cache
+// (pc not nil), a group of packages whose inputs are those of an earlier
+// run takes that run's results and facts instead of being analysed.
+func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, pc *pkgCache) ([]*unit, stats) {
 	tuneGC()
 	c := newChecker(roots)
 	// The packages to analyse, in the order of a sequential run: each
@@ -176,6 +185,12 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int) 
 	var st stats
 	if len(order) == 0 {
 		return nil, st
+	}
+	if pc != nil {
+		pc.analysed = map[string]bool{}
+		for _, p := range order {
+			pc.analysed[p.PkgPath] = true
+		}
 	}
 	workers = max(1, min(workers, len(order)))
 
@@ -220,6 +235,23 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int) 
 		}
 	}
 	runDAG(len(groups), func(g int) []int { return groupDeps[g] }, workers, func(g int) {
+		var keys []string
+		if pc != nil {
+			var restored []*unit
+			keys, restored = pc.tryRestore(groups[g], order, failed, facts, visible[g], c.source)
+			if restored != nil {
+				mu.Lock()
+				for j, i := range groups[g] {
+					units[i] = restored[j]
+				}
+				st.restored += len(restored)
+				mu.Unlock()
+				for _, i := range groups[g] {
+					order[i].Syntax, order[i].TypesInfo = nil, nil
+				}
+				return
+			}
+		}
 		rounds := 1
 		if len(groups[g]) > 1 {
 			rounds = 2
@@ -251,6 +283,11 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int) 
 				st.analysis += took
 				st.noteTime(p.ID, took)
 				mu.Unlock()
+			}
+		}
+		if keys != nil {
+			for j, i := range groups[g] {
+				pc.store(keys[j], units[i], facts)
 			}
 		}
 		for _, i := range groups[g] {
@@ -387,6 +424,19 @@ func (s *factStore) objectFacts(visible []*types.Package) []analysis.ObjectFact 
 			if f, ok := s.m[k]; ok {
 				out = append(out, analysis.ObjectFact{Object: k.obj, Fact: f})
 			}
+		}
+	}
+	return out
+}
+
+// objectsOf returns the facts of a package's objects.
+func (s *factStore) objectsOf(pkg *types.Package) []factEntry {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []factEntry
+	for _, k := range s.objects[pkg] {
+		if f, ok := s.m[k]; ok {
+			out = append(out, factEntry{k, f})
 		}
 	}
 	return out

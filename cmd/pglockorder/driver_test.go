@@ -28,7 +28,7 @@ func TestParallelSameResults(t *testing.T) {
 		if _, out := partition(pkgs); len(out) > 0 {
 			t.Fatalf("packages of the corpus left out: %v", out)
 		}
-		units, _ := analyzeTimed(analyzer.Analyzer, pkgs, workers)
+		units, _ := analyzeTimed(analyzer.Analyzer, pkgs, workers, nil)
 		var out []string
 		for _, u := range units {
 			out = append(out, "package "+u.pkg.ID)

@@ -212,7 +212,7 @@ Flags:
 	)
 	rel := relativizer(*dir)
 	cache := openCache(*useCache && *explain == "") // the cache keeps no SQL sites
-	key, cacheable := cache.key(pkgs, cfg, patterns)
+	key, env, cacheable := cache.key(pkgs, cfg, patterns)
 	results, hit := (*cachedResults)(nil), false
 	if cacheable {
 		results, hit = cache.load(key, g.graph != "" || g.suggestOrder)
@@ -220,7 +220,11 @@ Flags:
 	ph.mark("cache")
 	if !hit {
 		results = &cachedResults{}
-		units, st := analyzeTimed(analyzer.Analyzer, pkgs, workers())
+		var pc *pkgCache
+		if cacheable {
+			pc = newPkgCache(cache, env, analyzer.Analyzer)
+		}
+		units, st := analyzeTimed(analyzer.Analyzer, pkgs, workers(), pc)
 		ph.analysed(st, workers())
 		results.ImplDeps, results.ImplGroups, results.ImplReused = st.implDeps, st.cycles, st.reused
 		for _, u := range units {
@@ -234,34 +238,11 @@ Flags:
 				failed = true
 				continue
 			}
-			if res, ok := u.result.(*analyzer.Result); ok {
-				results.Edges = append(results.Edges, res.Edges...)
-				results.Ordered = append(results.Ordered, res.Ordered...)
-				results.Temps = append(results.Temps, res.TempTables...)
-				results.Ignores = append(results.Ignores, res.Ignores...)
-				results.Skipped = append(results.Skipped, res.Skipped...)
-				results.Locked = append(results.Locked, res.Locked...)
-				sites = append(sites, res.Sites...)
-				results.Warnings = append(results.Warnings, limitWarnings(u.pkg, res.Limits)...)
-				results.Dispatch.Add(res.Dispatch)
-			}
-			for _, d := range u.diagnostics {
-				cf := cachedFinding{
-					Pkg:      u.pkg.PkgPath,
-					Posn:     u.pkg.Fset.Position(d.Pos).String(),
-					Category: d.Category,
-					Message:  d.Message,
-				}
-				for _, r := range d.Related {
-					cf.Related = append(cf.Related, relatedInfo{Posn: u.pkg.Fset.Position(r.Pos).String(), Message: r.Message})
-				}
-				results.Findings = append(results.Findings, cf)
-			}
+			part := u.part()
+			sites = append(sites, part.Sites...)
+			results.add(part)
 		}
 		results.SQL = countSQL(sites, results.Skipped)
-		// What the dialect rules skipped during this analysis, kept
-		// with the results for a cached run's -v.
-		results.Dialects = analyzer.TakeDialectReport()
 	}
 	left = append(left, unitsLeftOut(unitErrs)...)
 	edges = results.Edges

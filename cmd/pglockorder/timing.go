@@ -23,6 +23,8 @@ type phases struct {
 	model0                  time.Duration
 	workers                 int
 	slowest                 []pkgTime
+	// restored counts the packages the per-package cache gave.
+	restored int
 }
 
 func newPhases() *phases {
@@ -44,6 +46,7 @@ func (p *phases) analysed(st stats, workers int) {
 	p.model = lockmodel.ModelTime() - p.model0
 	p.parse, p.summaries, p.workers = st.parse, max(st.analysis-p.model, 0), workers
 	p.slowest = st.slowest
+	p.restored = st.restored
 }
 
 // print writes the phases on one line.
@@ -52,8 +55,8 @@ func (p *phases) print(w io.Writer) {
 	for _, n := range p.names {
 		s := fmt.Sprintf("%s %v", n, p.times[n].Round(time.Millisecond))
 		if n == "analysis" && p.workers > 0 {
-			s += fmt.Sprintf(" (on %d workers, summed: parse and type-check %v, SQL model %v, summaries %v)", p.workers,
-				p.parse.Round(time.Millisecond), p.model.Round(time.Millisecond), p.summaries.Round(time.Millisecond))
+			s += fmt.Sprintf(" (on %d workers, summed: parse and type-check %v, SQL model %v, summaries %v; %d packages' results from the per-package cache)", p.workers,
+				p.parse.Round(time.Millisecond), p.model.Round(time.Millisecond), p.summaries.Round(time.Millisecond), p.restored)
 		}
 		parts = append(parts, s)
 	}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+)
+
+// unitPart is what one package's analysis adds to the run's results, in the
+// form the result caches keep: positions as text, no syntax or types.
+type unitPart struct {
+	Edges    []*lockgraph.Edge
+	Ordered  []lockseq.OrderedLock
+	Temps    []string
+	Ignores  []analyzer.Ignore
+	Skipped  []lockseq.Skip
+	Locked   []string
+	Warnings []string
+	Dispatch lockseq.DispatchStats
+	Dialect  analyzer.DialectReport
+	Findings []cachedFinding
+	// Sites are the package's calls that send SQL (for -v's counts and
+	// -explain).
+	Sites []lockseq.Site
+}
+
+// part returns what the unit adds to the results: its analysis's, or what
+// the per-package cache restored.
+func (u *unit) part() *unitPart {
+	if u.restored != nil {
+		return u.restored
+	}
+	p := &unitPart{}
+	if res, ok := u.result.(*analyzer.Result); ok {
+		p.Edges = res.Edges
+		p.Ordered = res.Ordered
+		p.Temps = res.TempTables
+		p.Ignores = res.Ignores
+		p.Skipped = res.Skipped
+		p.Locked = res.Locked
+		p.Warnings = limitWarnings(u.pkg, res.Limits)
+		p.Dispatch = res.Dispatch
+		p.Dialect = res.Dialect
+		p.Sites = res.Sites
+	}
+	for _, d := range u.diagnostics {
+		cf := cachedFinding{
+			Pkg:      u.pkg.PkgPath,
+			Posn:     u.pkg.Fset.Position(d.Pos).String(),
+			Category: d.Category,
+			Message:  d.Message,
+		}
+		for _, r := range d.Related {
+			cf.Related = append(cf.Related, relatedInfo{Posn: u.pkg.Fset.Position(r.Pos).String(), Message: r.Message})
+		}
+		p.Findings = append(p.Findings, cf)
+	}
+	return p
+}
+
+// add adds a package's part to the results.
+func (r *cachedResults) add(p *unitPart) {
+	r.Edges = append(r.Edges, p.Edges...)
+	r.Ordered = append(r.Ordered, p.Ordered...)
+	r.Temps = append(r.Temps, p.Temps...)
+	r.Ignores = append(r.Ignores, p.Ignores...)
+	r.Skipped = append(r.Skipped, p.Skipped...)
+	r.Locked = append(r.Locked, p.Locked...)
+	r.Warnings = append(r.Warnings, p.Warnings...)
+	r.Dispatch.Add(p.Dispatch)
+	// What the dialect rules skipped, kept with the results for a
+	// cached run's -v.
+	r.Dialects.Add(p.Dialect)
+	r.Findings = append(r.Findings, p.Findings...)
+}
