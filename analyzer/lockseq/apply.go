@@ -209,6 +209,7 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 	}
 	before := maps.Clone(st.held)
 	lent := fa.lend(inv.Held, inv.Surely, mapped, st)
+	fa.enter(callee, site, st)
 	fa.apply(site, scope, sum, calleeValues(nil, bindings, nparams), cbind, st)
 	fa.unlend(lent, st)
 	private := fmt.Sprintf("C%d", fa.instrID(site))

@@ -216,14 +216,27 @@ func (fa *fnAnalysis) run() *Summary {
 // goes on only after such returns (its error branch drops what the call
 // took, see failedCall), so what is surely held there is what the caller
 // may count on, such as a gate that a helper takes before it returns the
-// transaction.
+// transaction. A return of a nil handle (tx := beginWrite(ctx), which
+// returns nil when it could not begin or lock) fails too: the caller can run
+// nothing on it, so it must test it and go on only with a real one.
 func succeeds(ret *ssa.Return) bool {
 	res := ret.Parent().Signature.Results()
-	if res.Len() == 0 || len(ret.Results) != res.Len() || !isError(res.At(res.Len()-1).Type()) {
+	if len(ret.Results) != res.Len() {
 		return true
 	}
-	c, ok := ret.Results[len(ret.Results)-1].(*ssa.Const)
-	return ok && c.IsNil()
+	for i, v := range ret.Results {
+		c, isConst := v.(*ssa.Const)
+		t := res.At(i).Type()
+		switch {
+		case isError(t):
+			if i == res.Len()-1 && (!isConst || !c.IsNil()) {
+				return false
+			}
+		case isConst && c.IsNil() && !isContextType(t) && len(handlePaths(t)) > 0:
+			return false
+		}
+	}
+	return true
 }
 
 // isError reports whether t is the error interface.
@@ -315,6 +328,7 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	bind := func(i int, path []string) (Handle, bool) {
 		return fa.bindArg(c.Args, bindings, numParams(callee), i, path)
 	}
+	fa.enter(callee, site, st)
 	fa.apply(site, "", sum, calleeValues(c.Args, bindings, numParams(callee)), bind, st)
 }
 
@@ -427,6 +441,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 			}
 			return fa.bindArg(nil, bindings, numParams(callee), i, path)
 		}
+		fa.enter(callee, site, st)
 		fa.apply(site, "", sum, calleeValues(nil, bindings, numParams(callee)), bind, st)
 	}
 	if tx.Ref != recv.Ref {

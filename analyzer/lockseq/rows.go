@@ -68,6 +68,9 @@ type RowFinding struct {
 	Loop string
 	// Func is the function the finding is in.
 	Func string
+	// fn is the function the finding is in, for the gates its callers
+	// hold (entry.go).
+	fn *ssa.Function
 	// event is the index of the finding's lock request among the
 	// function's events, -1 for a statement queued in a batch; first is
 	// that of the first lock of a CallerOrder finding, -1 otherwise.
@@ -362,6 +365,7 @@ func (fa *fnAnalysis) flushRows() {
 			continue
 		}
 		fa.a.rowSeen[k] = true
+		f.fn = fa.fn
 		fa.a.Rows = append(fa.a.Rows, f)
 	}
 }

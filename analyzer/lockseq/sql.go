@@ -480,6 +480,7 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
 	}
 	fa.edges[[2]int{h, w}] = e
 	fa.a.Edges = append(fa.a.Edges, e)
+	fa.a.edgeFn[e] = fa.fn
 	fa.a.EdgePos[e] = fa.eventPos[w]
 }
 
