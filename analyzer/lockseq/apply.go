@@ -66,7 +66,13 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		if fa.events[h].Hold != HoldNone && !fa.alreadyHeld(fa.events[w], sortedKeys(st.held)) {
 			// As for any request, one this function already holds in a
 			// covering mode waits for nothing.
-			fa.edge(h, w, fa.events[w], false, st)
+			var inner []int
+			for _, g := range p.Gates {
+				if g < len(mapped) {
+					inner = append(inner, mapped[g])
+				}
+			}
+			fa.edge(h, w, fa.events[w], false, st, inner)
 		}
 	}
 	for i, inv := range sum.Invokes {

@@ -139,6 +139,11 @@ type Pair struct {
 	// advisory key its callers supply taken as unknown; a caller draws it
 	// again only when it binds the key.
 	Drawn bool
+	// Gates lists the events that stand in front of the pair in the
+	// function (surely held from before Held until Wanted, see
+	// lockgraph.Edge.Gates): the caller that draws the edge counts them
+	// as gates where they are held at all.
+	Gates []int
 }
 
 // Flow says that result Result of the function, at field path Path
