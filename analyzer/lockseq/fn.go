@@ -397,6 +397,12 @@ func (fa *fnAnalysis) bindArg(args, bindings []ssa.Value, nparams, i int, path [
 	if v == nil {
 		return Handle{}, false
 	}
+	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
+		// No handle: where the callee runs SQL all the same, it is on
+		// the pool it falls back to (q := r.pool; if tx != nil { q =
+		// tx }), in autocommit.
+		return Handle{Ref: fresh, Kind: sqlsite.Pool, Conn: fresh}, true
+	}
 	return fa.normalise(fa.resolve(v, path, 0)), true
 }
 
@@ -505,9 +511,18 @@ func escapes(r Ref) bool {
 	return isParam || strings.HasPrefix(string(r), "g:")
 }
 
-// flows records the handles the function returns.
+// flows records the handles the function returns. Where its returns yield
+// different handles at one result and path, the handle is chosen as at a
+// φ-node (choosePhi: the caller's transaction, or the pool when it has
+// none, is the caller's handle, a transaction only if it is one); where
+// that chooses none, the first return wins.
 func (fa *fnAnalysis) flows() {
 	results := fa.fn.Signature.Results()
+	type at struct {
+		result int
+		path   string
+	}
+	alts := map[at][]Handle{}
 	for _, b := range fa.fn.Blocks {
 		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
 		if !ok {
@@ -518,13 +533,33 @@ func (fa *fnAnalysis) flows() {
 				if ctxPassThrough(strings.Split(f.Path, "."), f.Handle) {
 					continue
 				}
-				// The first return that yields a handle at a path wins.
-				if !slices.ContainsFunc(fa.sum.Returns, func(g Flow) bool { return g.Result == f.Result && g.Path == f.Path }) {
+				k := at{f.Result, f.Path}
+				if _, seen := alts[k]; !seen {
 					fa.sum.Returns = append(fa.sum.Returns, f)
 				}
+				alts[k] = append(alts[k], f.Handle)
 			}
 		}
 	}
+	for i, f := range fa.sum.Returns {
+		if h, ok := choosePhi(alts[at{f.Result, f.Path}]); ok {
+			fa.sum.Returns[i].Handle = h
+			fa.sum.Returns[i].OrPool = h.Kind != f.Handle.Kind && orPool(alts[at{f.Result, f.Path}])
+		}
+	}
+}
+
+// orPool reports whether alternative handles are a pool and a transaction
+// of the caller's: the caller's transaction if it has one, else the pool
+// (see choosePhi).
+func orPool(alts []Handle) bool {
+	pool, tx := false, false
+	for _, h := range alts {
+		_, _, param := h.Ref.param()
+		pool = pool || h.Kind == sqlsite.Pool
+		tx = tx || param && h.Kind == sqlsite.Tx
+	}
+	return pool && tx
 }
 
 // handleFlows lists the handles that value v, of type t, carries at its

@@ -152,15 +152,24 @@ type Flow struct {
 	Result int
 	Path   string
 	Handle Handle
+	// OrPool is set when the function returns the caller's transaction
+	// if it has one and a pool otherwise (if tx != nil { return tx };
+	// return r.pool): Handle is the caller's handle, of kind Maybe.
+	OrPool bool
 }
 
-// String renders the flow as "0.db=p1(transaction)".
+// String renders the flow as "0.db=p1(transaction)", "0=p1(handle|pool)"
+// for OrPool.
 func (f Flow) String() string {
 	p := strconv.Itoa(f.Result)
 	if f.Path != "" {
 		p += "." + f.Path
 	}
-	return fmt.Sprintf("%s=%s(%s)", p, f.Handle.Ref, f.Handle.Kind)
+	kind := f.Handle.Kind.String()
+	if f.OrPool {
+		kind += "|pool"
+	}
+	return fmt.Sprintf("%s=%s(%s)", p, f.Handle.Ref, kind)
 }
 
 // Sink says that the function runs the SQL text of its parameter Param on
