@@ -122,6 +122,10 @@ type fnAnalysis struct {
 	dispatched map[token.Pos]bool
 	// callback caches callbackOnly: 0 unknown, 1 no, 2 yes.
 	callback int8
+	// innerGuards are, for the copies of a callee's events, the copies of
+	// the callee's events surely held when the callee requests them
+	// (Event.Guards).
+	innerGuards map[int][]int
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -174,7 +178,7 @@ func (fa *fnAnalysis) run() *Summary {
 				} else {
 					exit.join(st)
 				}
-				if succeeds(ret) {
+				if fa.succeeds(ret) {
 					if okExit == nil {
 						okExit = st.clone()
 					} else {
@@ -211,15 +215,18 @@ func (fa *fnAnalysis) run() *Summary {
 	return fa.sum
 }
 
-// succeeds reports whether a return reports success: the function has no
-// error result last, or returns nil for it. A caller checks the error and
-// goes on only after such returns (its error branch drops what the call
-// took, see failedCall), so what is surely held there is what the caller
-// may count on, such as a gate that a helper takes before it returns the
-// transaction. A return of a nil handle (tx := beginWrite(ctx), which
-// returns nil when it could not begin or lock) fails too: the caller can run
-// nothing on it, so it must test it and go on only with a real one.
-func succeeds(ret *ssa.Return) bool {
+// succeeds reports whether a return may report success: the function has
+// no error result last, or returns nil for it, or the error of a call made
+// on the way (return err after the last statement: nil when that call
+// succeeded) other than on the branch where that very call failed (if err
+// != nil { return err }). A caller checks the error and goes on only after
+// such returns (its error branch drops what the call took, see
+// failedCall), so what is surely held there is what the caller may count
+// on, such as a gate that a helper takes before it returns the transaction.
+// A return of a nil handle (tx := beginWrite(ctx), which returns nil when it
+// could not begin or lock) fails too: the caller can run nothing on it, so it
+// must test it and go on only with a real one.
+func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
 	res := ret.Parent().Signature.Results()
 	if len(ret.Results) != res.Len() {
 		return true
@@ -229,12 +236,36 @@ func succeeds(ret *ssa.Return) bool {
 		t := res.At(i).Type()
 		switch {
 		case isError(t):
-			if i == res.Len()-1 && (!isConst || !c.IsNil()) {
+			if i == res.Len()-1 && (!isConst || !c.IsNil()) && !fa.passedOn(ret, v) {
 				return false
 			}
 		case isConst && c.IsNil() && !isContextType(t) && len(handlePaths(t)) > 0:
 			return false
 		}
+	}
+	return true
+}
+
+// passedOn reports whether the error v that ret returns is a call's error
+// result, returned other than on the branch where that call's error was
+// found not nil: it is nil where the call succeeded.
+func (fa *fnAnalysis) passedOn(ret *ssa.Return, v ssa.Value) bool {
+	call := errorOf(v)
+	if call == nil {
+		return false
+	}
+	for b := ret.Block(); b != nil; {
+		if len(b.Preds) != 1 {
+			return true
+		}
+		pred := b.Preds[0]
+		if failing, failed := fa.failedCall(pred); failed == call && pred.Succs[failing] == b {
+			return false
+		}
+		if len(pred.Succs) != 1 {
+			return true
+		}
+		b = pred
 	}
 	return true
 }
@@ -487,7 +518,8 @@ func (fa *fnAnalysis) finish(exit, okExit *state) {
 		}
 		return a.Wanted - b.Wanted
 	})
-	for _, e := range fa.events {
+	for i, e := range fa.events {
+		e.Guards = fa.guardEvents(i)
 		fa.sum.Events = append(fa.sum.Events, *e)
 	}
 	fa.sum.Tries = fa.tryResults()

@@ -129,6 +129,11 @@ type Event struct {
 	// is surely held (its result was tested true) it serialises what
 	// follows like any lock, so it can be a gate.
 	Try bool
+	// Guards lists the function's events surely held whenever this one
+	// is requested (a gate the function takes first on its caller's
+	// handle): the caller's row-order rules count them as guards where
+	// they are held at all.
+	Guards []int
 }
 
 // Pair says that event Held may still be held when event Wanted is

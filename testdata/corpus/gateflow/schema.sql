@@ -61,3 +61,7 @@ CREATE TABLE gf_vans (id bigint PRIMARY KEY, n int);
 INSERT INTO gf_vans VALUES (1, 0);
 CREATE TABLE gf_wallets (id bigint PRIMARY KEY, n int);
 INSERT INTO gf_wallets VALUES (1, 0);
+CREATE TABLE gf_fares (id bigint PRIMARY KEY, n int);
+INSERT INTO gf_fares VALUES (1, 0);
+CREATE TABLE gf_trips (id bigint PRIMARY KEY, n int);
+INSERT INTO gf_trips VALUES (1, 0);
