@@ -51,7 +51,7 @@ func (fa *fnAnalysis) enter(callee *ssa.Function, site ssa.Instruction, st *stat
 	var gates []entryGate
 	for _, g := range sortedKeys(st.must) {
 		e := fa.events[g]
-		if !st.held[g] || e.Hold == HoldNone || !e.Lock.Waits && !e.Try {
+		if !st.held[g] || e.Hold == HoldNone || !e.Lock.Waits && !e.Try || !e.strictGate() {
 			continue
 		}
 		l := e.Lock

@@ -429,10 +429,7 @@ func (fa *fnAnalysis) bindArg(args, bindings []ssa.Value, nparams, i int, path [
 		return Handle{}, false
 	}
 	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
-		// No handle: where the callee runs SQL all the same, it is on
-		// the pool it falls back to (q := r.pool; if tx != nil { q =
-		// tx }), in autocommit.
-		return Handle{Ref: fresh, Kind: sqlsite.Pool, Conn: fresh}, true
+		return Handle{Ref: nilRef}, true // see mapRef
 	}
 	return fa.normalise(fa.resolve(v, path, 0)), true
 }

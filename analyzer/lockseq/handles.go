@@ -281,6 +281,17 @@ func (fa *fnAnalysis) mapRef(r Ref, kind sqlsite.HandleKind, site ssa.Instructio
 	if !ok {
 		return same(fresh)
 	}
+	if h.Ref == nilRef {
+		if kind == sqlsite.Maybe {
+			// The callee's "your transaction, or the pool" (q :=
+			// r.pool; if tx != nil { q = tx }) given nil: the pool,
+			// in autocommit.
+			return same(fresh)
+		}
+		// A handle the callee uses whatever it is given (a test that
+		// passes nil to a mock's path): one of its own at this site.
+		return same(Ref(fmt.Sprintf("C%d%s/N", fa.instrID(site), scope)))
+	}
 	k := h.Kind
 	if k == sqlsite.NotHandle || k == sqlsite.Maybe && kind != sqlsite.Maybe && kind != sqlsite.NotHandle {
 		k = kind

@@ -414,12 +414,13 @@ func (fa *fnAnalysis) gates(h, w int, st *state, inner []int) []lockgraph.Lock {
 
 // gateEvents returns the events that stand in front of the pair of h and w
 // (see gates), sorted, those held only if the caller's handle is a
-// transaction (HoldCond) included.
+// transaction (HoldCond) included. A lock of several rows is none (see
+// strictGate).
 func (fa *fnAnalysis) gateEvents(h, w int, st *state) []int {
 	var out []int
 	for g := range fa.mustAt[h] {
 		e := fa.events[g]
-		if g == h || g == w || !st.must[g] || !e.Lock.Waits && !e.Try || e.Hold == HoldNone {
+		if g == h || g == w || !st.must[g] || !e.Lock.Waits && !e.Try || e.Hold == HoldNone || !e.strictGate() {
 			continue
 		}
 		out = append(out, g)
@@ -518,6 +519,14 @@ func (fa *fnAnalysis) pair(p Pair, st *state, inner []int) {
 	}
 	p.Gates = gates
 	fa.pairs[key] = p
+}
+
+// strictGate reports whether the event's lock can gate a pair: an advisory
+// or table lock, or one row (the parent row, by its key). A lock of several
+// rows of a table stands for no row in particular: two executions may lock
+// different ones and both go on.
+func (e *Event) strictGate() bool {
+	return !e.Lock.Class.IsRow() || e.Rows.KeyColumn != "" && !e.Rows.Multi
 }
 
 // classSite names a SQL site for a lock class: the package's import path,

@@ -206,3 +206,27 @@ func Unseal(ctx context.Context, tx pgx.Tx) error { // want Unseal:`^locks\(advi
 	_, err := tx.Exec(ctx, "UPDATE gf_lids SET n = n - 1 WHERE id = 1")
 	return err
 }
+
+// Plan and Replan first lock the zones of a region, in order: several rows,
+// no row in particular (two regions lock different ones), so no gate.
+func Plan(ctx context.Context, tx pgx.Tx, region int64) error { // want Plan:`^locks\(table:gf_zones ROW SHARE@p1, `
+	if _, err := tx.Exec(ctx, "SELECT id FROM gf_zones WHERE region = $1 ORDER BY id FOR UPDATE", region); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "UPDATE gf_plans SET n = n + 1 WHERE id = 1"); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "UPDATE gf_routes2 SET n = n + 1 WHERE id = 1") // want `lock-order inversion: rows of gf_plans and rows of gf_routes2 are locked in opposite orders`
+	return err
+}
+
+func Replan(ctx context.Context, tx pgx.Tx, region int64) error { // want Replan:`^locks\(table:gf_zones ROW SHARE@p1, `
+	if _, err := tx.Exec(ctx, "SELECT id FROM gf_zones WHERE region = $1 ORDER BY id FOR UPDATE", region); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "UPDATE gf_routes2 SET n = n + 1 WHERE id = 1"); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "UPDATE gf_plans SET n = n + 1 WHERE id = 1")
+	return err
+}
