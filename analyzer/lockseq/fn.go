@@ -428,9 +428,6 @@ func (fa *fnAnalysis) bindArg(args, bindings []ssa.Value, nparams, i int, path [
 	if v == nil {
 		return Handle{}, false
 	}
-	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
-		return Handle{Ref: nilRef}, true // see mapRef
-	}
 	return fa.normalise(fa.resolve(v, path, 0)), true
 }
 

@@ -39,6 +39,15 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 		return fa.localHandle(v, path)
 	}
 	switch v := v.(type) {
+	case *ssa.Const:
+		if v.IsNil() {
+			// A nil handle is no transaction and no connection of the
+			// caller's: a callee handed one (a test driving the code
+			// against a fake repository, a caller with nothing open)
+			// runs what it runs elsewhere, and the caller holds none of
+			// it from one call into the next.
+			return Handle{Ref: fresh, Kind: sqlsite.Pool}
+		}
 	case *ssa.Parameter:
 		for i, p := range fa.fn.Params {
 			if p == v {
@@ -280,17 +289,6 @@ func (fa *fnAnalysis) mapRef(r Ref, kind sqlsite.HandleKind, site ssa.Instructio
 	h, ok := bind(i, fields)
 	if !ok {
 		return same(fresh)
-	}
-	if h.Ref == nilRef {
-		if kind == sqlsite.Maybe {
-			// The callee's "your transaction, or the pool" (q :=
-			// r.pool; if tx != nil { q = tx }) given nil: the pool,
-			// in autocommit.
-			return same(fresh)
-		}
-		// A handle the callee uses whatever it is given (a test that
-		// passes nil to a mock's path): one of its own at this site.
-		return same(Ref(fmt.Sprintf("C%d%s/N", fa.instrID(site), scope)))
 	}
 	k := h.Kind
 	if k == sqlsite.NotHandle || k == sqlsite.Maybe && kind != sqlsite.Maybe && kind != sqlsite.NotHandle {

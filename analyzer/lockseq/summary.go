@@ -35,10 +35,6 @@ type Ref string
 // other connection.
 const fresh Ref = "F"
 
-// nilRef is what a caller passes for a callee's handle when it passes nil
-// (bindArg); it never appears in a summary (see mapRef).
-const nilRef Ref = "N"
-
 // param reports whether r is rooted at a parameter, and which.
 func (r Ref) param() (int, string, bool) {
 	if !strings.HasPrefix(string(r), "p") {
