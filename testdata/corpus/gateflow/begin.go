@@ -193,3 +193,52 @@ func (o *Orders) Uncrate(ctx context.Context) error { // want Uncrate:`^locks\(a
 	}
 	return tx.Commit(ctx)
 }
+
+// writeTx is a write transaction the helper below hands out, behind the
+// gate.
+type writeTx struct{ tx pgx.Tx }
+
+// beginScoped begins a transaction, takes the gate, and returns it wrapped.
+func (o *Orders) beginScoped(ctx context.Context) (*writeTx, error) { // want beginScoped:`^locks\(advisory:\(923\) exclusive@L0\) holds\[0\] returns\(0\.tx=L0\(transaction\)\)$`
+	tx, err := o.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(923)"); err != nil {
+		_ = tx.Rollback(ctx)
+		return nil, err
+	}
+	return &writeTx{tx: tx}, nil
+}
+
+// Open and Shut invert gf_doors and gf_bolts on the wrapped transaction,
+// behind the gate: silent.
+func (o *Orders) Open(ctx context.Context) error { // want Open:`^locks\(advisory:\(923\) exclusive@C0/L0, `
+	w, err := o.beginScoped(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.tx.Rollback(ctx)
+	if _, err := w.tx.Exec(ctx, "UPDATE gf_doors SET n = n + 1 WHERE id = 1"); err != nil {
+		return err
+	}
+	if _, err := w.tx.Exec(ctx, "UPDATE gf_bolts SET n = n + 1 WHERE id = 1"); err != nil {
+		return err
+	}
+	return w.tx.Commit(ctx)
+}
+
+func (o *Orders) Shut(ctx context.Context) error { // want Shut:`^locks\(advisory:\(923\) exclusive@C0/L0, `
+	w, err := o.beginScoped(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.tx.Rollback(ctx)
+	if _, err := w.tx.Exec(ctx, "UPDATE gf_bolts SET n = n + 1 WHERE id = 1"); err != nil {
+		return err
+	}
+	if _, err := w.tx.Exec(ctx, "UPDATE gf_doors SET n = n + 1 WHERE id = 1"); err != nil {
+		return err
+	}
+	return w.tx.Commit(ctx)
+}

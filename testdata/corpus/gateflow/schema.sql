@@ -71,3 +71,7 @@ CREATE TABLE gf_plans (id bigint PRIMARY KEY, n int);
 INSERT INTO gf_plans VALUES (1, 0);
 CREATE TABLE gf_routes2 (id bigint PRIMARY KEY, n int);
 INSERT INTO gf_routes2 VALUES (1, 0);
+CREATE TABLE gf_doors (id bigint PRIMARY KEY, n int);
+INSERT INTO gf_doors VALUES (1, 0);
+CREATE TABLE gf_bolts (id bigint PRIMARY KEY, n int);
+INSERT INTO gf_bolts VALUES (1, 0);
