@@ -51,7 +51,9 @@ func (fa *fnAnalysis) enter(callee *ssa.Function, site ssa.Instruction, st *stat
 	var gates []entryGate
 	for _, g := range sortedKeys(st.must) {
 		e := fa.events[g]
-		if !st.held[g] || e.Hold == HoldNone || !e.Lock.Waits && !e.Try || !e.strictGate() {
+		if !st.held[g] || e.Hold == HoldNone || e.Hold == HoldCond || !e.Lock.Waits && !e.Try || !e.strictGate() {
+			// HoldCond: held only if this function's caller passes a
+			// transaction, which the callee cannot count on.
 			continue
 		}
 		l := e.Lock

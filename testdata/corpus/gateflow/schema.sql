@@ -75,3 +75,7 @@ CREATE TABLE gf_doors (id bigint PRIMARY KEY, n int);
 INSERT INTO gf_doors VALUES (1, 0);
 CREATE TABLE gf_bolts (id bigint PRIMARY KEY, n int);
 INSERT INTO gf_bolts VALUES (1, 0);
+CREATE TABLE gf_left (id bigint PRIMARY KEY, n int);
+INSERT INTO gf_left VALUES (1, 0);
+CREATE TABLE gf_right (id bigint PRIMARY KEY, n int);
+INSERT INTO gf_right VALUES (1, 0);
