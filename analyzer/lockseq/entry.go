@@ -228,7 +228,7 @@ func callSites(funcs []*ssa.Function) map[*ssa.Function][]ssa.Instruction {
 		}
 		return f
 	}
-	for _, fn := range funcs {
+	for _, fn := range withInit(funcs) {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				if c, ok := instr.(ssa.CallInstruction); ok && c.Common().IsInvoke() {
@@ -308,4 +308,35 @@ func staticCall(instr ssa.Instruction, i int, v *ssa.Function) bool {
 func isCallArg(instr ssa.Instruction, i int) bool {
 	_, ok := instr.(*ssa.Call)
 	return ok && i > 0
+}
+
+// withInit adds to funcs the package's initialisers (the package's init,
+// which evaluates its variables, and init functions) and their closures:
+// var Pourer = pour names pour there.
+func withInit(funcs []*ssa.Function) []*ssa.Function {
+	if len(funcs) == 0 || funcs[0].Pkg == nil {
+		return funcs
+	}
+	seen := map[*ssa.Function]bool{}
+	for _, fn := range funcs {
+		seen[fn] = true
+	}
+	out := slices.Clone(funcs)
+	var add func(fn *ssa.Function)
+	add = func(fn *ssa.Function) {
+		if seen[fn] {
+			return
+		}
+		seen[fn] = true
+		out = append(out, fn)
+		for _, anon := range fn.AnonFuncs {
+			add(anon)
+		}
+	}
+	for _, m := range funcs[0].Pkg.Members {
+		if fn, ok := m.(*ssa.Function); ok {
+			add(fn)
+		}
+	}
+	return out
 }
