@@ -87,3 +87,7 @@ CREATE TABLE gf_pots (id bigint PRIMARY KEY, n int);
 INSERT INTO gf_pots VALUES (1, 0);
 CREATE TABLE gf_pans (id bigint PRIMARY KEY, n int);
 INSERT INTO gf_pans VALUES (1, 0);
+CREATE TABLE gf_bowls (id bigint PRIMARY KEY, n int);
+INSERT INTO gf_bowls VALUES (1, 0);
+CREATE TABLE gf_spoons (id bigint PRIMARY KEY, n int);
+INSERT INTO gf_spoons VALUES (1, 0);
