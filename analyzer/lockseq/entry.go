@@ -216,8 +216,10 @@ func equalGates(a, b []entryGate) bool {
 // instructions that call it: calls of a function that is not exported and
 // that nothing but calls names (no function value, method value, go
 // statement or call through an interface), and, for a closure, the calls
-// that run it (a direct call, or one that hands it to a runner, see runs).
-// Other functions are left out: some of their calls may hold nothing.
+// it is used in (called there, or handed to a function there): such a site
+// counts only where the analysis applied the closure at it (a runner that
+// runs it, see enter), and any other use leaves the closure out. Other
+// functions are left out: some of their calls may hold nothing.
 func callSites(funcs []*ssa.Function) map[*ssa.Function][]ssa.Instruction {
 	open := map[*ssa.Function]bool{}
 	methods := map[string]bool{} // names of methods called through interfaces
@@ -258,7 +260,7 @@ func callSites(funcs []*ssa.Function) map[*ssa.Function][]ssa.Instruction {
 					}
 				}
 				if mc, ok := instr.(*ssa.MakeClosure); ok {
-					fn := mc.Fn.(*ssa.Function)
+					fn := origin(mc.Fn.(*ssa.Function))
 					refs := mc.Referrers()
 					if refs == nil {
 						open[fn] = true
