@@ -264,7 +264,8 @@ func analyze(pass *analysis.Pass) (any, error) {
 		Strings: importedStrings(pass),
 	})
 	exportStrings(pass, pkg)
-	for _, fn := range sourceFuncs(pass, pkg) {
+	funcs := sourceFuncs(pass, pkg)
+	for _, fn := range funcs {
 		an.Summary(fn)
 		if obj, ok := fn.Object().(*types.Func); ok && obj.Pkg() == pass.Pkg && exportable(obj) {
 			if s := an.Summary(fn); !s.Empty() {
@@ -272,6 +273,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+	an.GateByCallers(funcs) // gates that every caller holds (lockseq/entry.go)
 	for _, l := range an.Leaks {
 		if l.Returned {
 			var taken token.Position

@@ -95,6 +95,10 @@ type Analysis struct {
 	impls map[string]implEntry
 	// ifacePaths caches the handle paths of interface types (dispatch.go).
 	ifacePaths map[string][][]string
+	// entries are the locks surely held at each call of a function, and
+	// edgeFn the function each edge was drawn in (entry.go).
+	entries map[entryKey][]entryGate
+	edgeFn  map[*lockgraph.Edge]*ssa.Function
 }
 
 // New returns an analysis for one package.
@@ -104,6 +108,7 @@ func New(env Env) *Analysis {
 		sums:       map[*ssa.Function]*Summary{},
 		inProgress: map[*ssa.Function]bool{},
 		EdgePos:    map[*lockgraph.Edge]token.Pos{},
+		edgeFn:     map[*lockgraph.Edge]*ssa.Function{},
 		TempTables: map[string]bool{},
 		skipSeen:   map[string]bool{},
 		Locked:     map[lockgraph.Class]bool{},

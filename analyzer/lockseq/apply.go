@@ -67,7 +67,13 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		if fa.events[h].Hold != HoldNone && !fa.alreadyHeld(fa.events[w], sortedKeys(st.held)) {
 			// As for any request, one this function already holds in a
 			// covering mode waits for nothing.
-			fa.edge(h, w, fa.events[w], false, st)
+			var inner []int
+			for _, g := range p.Gates {
+				if g < len(mapped) {
+					inner = append(inner, mapped[g])
+				}
+			}
+			fa.edge(h, w, fa.events[w], false, st, inner)
 		}
 	}
 	for i, inv := range sum.Invokes {
@@ -129,6 +135,12 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 		default:
 			out.Hold = HoldNone
 		}
+	}
+	if _, _, param := ev.Tx.param(); param && h.Kind == sqlsite.Pool && (ev.Hold == HoldTx || ev.Hold == HoldCond) {
+		// The callee's transaction parameter is bound to no
+		// transaction of the caller's (a nil, which resolves to the
+		// pool): nothing it runs stays held here.
+		out.Hold = HoldNone
 	}
 	callee := ""
 	if len(ev.Path) > 0 {
@@ -210,6 +222,7 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 	}
 	before := maps.Clone(st.held)
 	lent := fa.lend(inv.Held, inv.Surely, mapped, st)
+	fa.enter(callee, site, st)
 	fa.apply(site, scope, sum, calleeValues(nil, bindings, nparams), cbind, st)
 	fa.unlend(lent, st)
 	private := fmt.Sprintf("C%d", fa.instrID(site))

@@ -122,6 +122,10 @@ type fnAnalysis struct {
 	dispatched map[token.Pos]bool
 	// callback caches callbackOnly: 0 unknown, 1 no, 2 yes.
 	callback int8
+	// innerGuards are, for the copies of a callee's events, the copies of
+	// the callee's events surely held when the callee requests them
+	// (Event.Guards).
+	innerGuards map[int][]int
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -174,7 +178,7 @@ func (fa *fnAnalysis) run() *Summary {
 				} else {
 					exit.join(st)
 				}
-				if succeeds(ret) {
+				if fa.succeeds(ret) {
 					if okExit == nil {
 						okExit = st.clone()
 					} else {
@@ -211,19 +215,59 @@ func (fa *fnAnalysis) run() *Summary {
 	return fa.sum
 }
 
-// succeeds reports whether a return reports success: the function has no
-// error result last, or returns nil for it. A caller checks the error and
-// goes on only after such returns (its error branch drops what the call
-// took, see failedCall), so what is surely held there is what the caller
-// may count on, such as a gate that a helper takes before it returns the
-// transaction.
-func succeeds(ret *ssa.Return) bool {
+// succeeds reports whether a return may report success: the function has
+// no error result last, or returns nil for it, or the error of a call made
+// on the way (return err after the last statement: nil when that call
+// succeeded) other than on the branch where that very call failed (if err
+// != nil { return err }). A caller checks the error and goes on only after
+// such returns (its error branch drops what the call took, see
+// failedCall), so what is surely held there is what the caller may count
+// on, such as a gate that a helper takes before it returns the transaction.
+// A return of a nil handle (tx := beginWrite(ctx), which returns nil when it
+// could not begin or lock) fails too: the caller can run nothing on it, so it
+// must test it and go on only with a real one.
+func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
 	res := ret.Parent().Signature.Results()
-	if res.Len() == 0 || len(ret.Results) != res.Len() || !isError(res.At(res.Len()-1).Type()) {
+	if len(ret.Results) != res.Len() {
 		return true
 	}
-	c, ok := ret.Results[len(ret.Results)-1].(*ssa.Const)
-	return ok && c.IsNil()
+	for i, v := range ret.Results {
+		c, isConst := v.(*ssa.Const)
+		t := res.At(i).Type()
+		switch {
+		case isError(t):
+			if i == res.Len()-1 && (!isConst || !c.IsNil()) && !fa.passedOn(ret, v) {
+				return false
+			}
+		case isConst && c.IsNil() && !isContextType(t) && len(handlePaths(t)) > 0:
+			return false
+		}
+	}
+	return true
+}
+
+// passedOn reports whether the error v that ret returns is a call's error
+// result, returned other than on the branch where that call's error was
+// found not nil: it is nil where the call succeeded.
+func (fa *fnAnalysis) passedOn(ret *ssa.Return, v ssa.Value) bool {
+	call := errorOf(v)
+	if call == nil {
+		return false
+	}
+	for b := ret.Block(); b != nil; {
+		if len(b.Preds) != 1 {
+			return true
+		}
+		pred := b.Preds[0]
+		if failing, failed := fa.failedCall(pred); failed == call && pred.Succs[failing] == b {
+			return false
+		}
+		if len(pred.Succs) != 1 {
+			return true
+		}
+		b = pred
+	}
+	return true
 }
 
 // isError reports whether t is the error interface.
@@ -315,6 +359,7 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	bind := func(i int, path []string) (Handle, bool) {
 		return fa.bindArg(c.Args, bindings, numParams(callee), i, path)
 	}
+	fa.enter(callee, site, st)
 	fa.apply(site, "", sum, calleeValues(c.Args, bindings, numParams(callee)), bind, st)
 }
 
@@ -450,6 +495,7 @@ func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) 
 			}
 			return fa.bindArg(nil, bindings, numParams(callee), i, path)
 		}
+		fa.enter(callee, site, st)
 		fa.apply(site, "", sum, calleeValues(nil, bindings, numParams(callee)), bind, st)
 	}
 	if tx.Ref != recv.Ref {
@@ -489,7 +535,8 @@ func (fa *fnAnalysis) finish(exit, okExit *state) {
 		}
 		return a.Wanted - b.Wanted
 	})
-	for _, e := range fa.events {
+	for i, e := range fa.events {
+		e.Guards = fa.guardEvents(i)
 		fa.sum.Events = append(fa.sum.Events, *e)
 	}
 	fa.sum.Tries = fa.tryResults()
@@ -513,9 +560,18 @@ func escapes(r Ref) bool {
 	return isParam || strings.HasPrefix(string(r), "g:")
 }
 
-// flows records the handles the function returns.
+// flows records the handles the function returns. Where its returns yield
+// different handles at one result and path, the handle is chosen as at a
+// φ-node (choosePhi: the caller's transaction, or the pool when it has
+// none, is the caller's handle, a transaction only if it is one); where
+// that chooses none, the first return wins.
 func (fa *fnAnalysis) flows() {
 	results := fa.fn.Signature.Results()
+	type at struct {
+		result int
+		path   string
+	}
+	alts := map[at][]Handle{}
 	for _, b := range fa.fn.Blocks {
 		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
 		if !ok {
@@ -526,13 +582,33 @@ func (fa *fnAnalysis) flows() {
 				if ctxPassThrough(strings.Split(f.Path, "."), f.Handle) {
 					continue
 				}
-				// The first return that yields a handle at a path wins.
-				if !slices.ContainsFunc(fa.sum.Returns, func(g Flow) bool { return g.Result == f.Result && g.Path == f.Path }) {
+				k := at{f.Result, f.Path}
+				if _, seen := alts[k]; !seen {
 					fa.sum.Returns = append(fa.sum.Returns, f)
 				}
+				alts[k] = append(alts[k], f.Handle)
 			}
 		}
 	}
+	for i, f := range fa.sum.Returns {
+		if h, ok := choosePhi(alts[at{f.Result, f.Path}]); ok {
+			fa.sum.Returns[i].Handle = h
+			fa.sum.Returns[i].OrPool = h.Kind != f.Handle.Kind && orPool(alts[at{f.Result, f.Path}])
+		}
+	}
+}
+
+// orPool reports whether alternative handles are a pool and a transaction
+// of the caller's: the caller's transaction if it has one, else the pool
+// (see choosePhi).
+func orPool(alts []Handle) bool {
+	pool, tx := false, false
+	for _, h := range alts {
+		_, _, param := h.Ref.param()
+		pool = pool || h.Kind == sqlsite.Pool
+		tx = tx || param && h.Kind == sqlsite.Tx
+	}
+	return pool && tx
 }
 
 // handleFlows lists the handles that value v, of type t, carries at its

@@ -39,6 +39,15 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 		return fa.localHandle(v, path)
 	}
 	switch v := v.(type) {
+	case *ssa.Const:
+		if v.IsNil() {
+			// A nil handle is no transaction and no connection of the
+			// caller's: a callee handed one (a test driving the code
+			// against a fake repository, a caller with nothing open)
+			// runs what it runs elsewhere, and the caller holds none of
+			// it from one call into the next.
+			return Handle{Ref: fresh, Kind: sqlsite.Pool}
+		}
 	case *ssa.Parameter:
 		for i, p := range fa.fn.Params {
 			if p == v {
@@ -142,6 +151,12 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 // cannot tell the branches apart; it takes the transactional alternative,
 // whose locks are held and which shares the caller's connection, rather than
 // inventing a wait across connections that only the other branch has.
+//
+// When that alternative is the caller's handle and the other is a pool
+// (q := r.pool; if tx != nil { q = tx }), the handle is a transaction only
+// if the caller's is one: it is the caller's handle, of kind Maybe, whose
+// locks each caller holds or not as its own handle says (HoldCond). A
+// caller that passes nil runs on the pool (see bindArg).
 func choosePhi(alts []Handle) (Handle, bool) {
 	if len(alts) == 0 {
 		return Handle{}, false
@@ -158,6 +173,9 @@ func choosePhi(alts []Handle) (Handle, bool) {
 	for _, kind := range []sqlsite.HandleKind{sqlsite.Tx, sqlsite.Maybe, sqlsite.Conn} {
 		for _, h := range alts {
 			if h.Kind == kind && (escapes(h.Ref) || h.Ref.local()) {
+				if _, _, param := h.Ref.param(); param && kind == sqlsite.Tx && orPool(alts) {
+					h.Kind = sqlsite.Maybe
+				}
 				return h, true
 			}
 		}
@@ -213,7 +231,14 @@ func (fa *fnAnalysis) callResult(c *ssa.Call, index int, path []string) Handle {
 			bind := func(i int, path []string) (Handle, bool) {
 				return fa.bindArg(c.Call.Args, nil, len(c.Call.Args), i, path)
 			}
-			return fa.mapHandle(f.Handle, c, "", bind)
+			h := fa.mapHandle(f.Handle, c, "", bind)
+			if _, _, param := h.Ref.param(); f.OrPool && param && h.Kind == sqlsite.Tx {
+				// The callee's "your transaction, or the pool"
+				// given this function's own transaction: its
+				// callers' nil is the pool still.
+				h.Kind = sqlsite.Maybe
+			}
+			return h
 		}
 	}
 	return fa.localHandle(c, path)

@@ -68,6 +68,9 @@ type RowFinding struct {
 	Loop string
 	// Func is the function the finding is in.
 	Func string
+	// fn is the function the finding is in, for the gates its callers
+	// hold (entry.go).
+	fn *ssa.Function
 	// event is the index of the finding's lock request among the
 	// function's events, -1 for a statement queued in a batch; first is
 	// that of the first lock of a CallerOrder finding, -1 otherwise.
@@ -362,6 +365,7 @@ func (fa *fnAnalysis) flushRows() {
 			continue
 		}
 		fa.a.rowSeen[k] = true
+		f.fn = fa.fn
 		fa.a.Rows = append(fa.a.Rows, f)
 	}
 }
@@ -379,7 +383,7 @@ func (fa *fnAnalysis) underGate(f RowFinding) bool {
 	if f.event < 0 {
 		return false
 	}
-	for g := range fa.mustAt[f.event] {
+	for _, g := range fa.guardEvents(f.event) {
 		e := fa.events[g]
 		if g == f.event || g == f.first || e.Hold == HoldNone || !e.Lock.Waits && !e.Try ||
 			e.Lock.Class.Concrete() == f.Lock.Class.Concrete() || !lockmodel.ModesConflict(e.Lock.Mode, e.Lock.Mode) {
@@ -401,6 +405,23 @@ func (fa *fnAnalysis) underGate(f RowFinding) bool {
 		}
 	}
 	return false
+}
+
+// guardEvents lists the events surely held whenever event ev is requested,
+// sorted: the function's own (mustAt) and, for a callee's event, those the
+// callee surely held then (innerGuards), where they hold a lock at all.
+func (fa *fnAnalysis) guardEvents(ev int) []int {
+	var out []int
+	for g := range fa.mustAt[ev] {
+		out = append(out, g)
+	}
+	out = append(out, fa.innerGuards[ev]...)
+	out = slices.DeleteFunc(out, func(g int) bool {
+		e := fa.events[g]
+		return g == ev || e.Hold == HoldNone || !e.Lock.Waits && !e.Try
+	})
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // rowKey identifies a row finding.
@@ -471,6 +492,14 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 // callee took before this one, in the same transaction.
 func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals []ssa.Value, st *state, before []int) {
 	out := fa.events[i]
+	for _, g := range ev.Guards {
+		if g < len(before) && !slices.Contains(fa.innerGuards[i], before[g]) {
+			if fa.innerGuards == nil {
+				fa.innerGuards = map[int][]int{}
+			}
+			fa.innerGuards[i] = append(fa.innerGuards[i], before[g])
+		}
+	}
 	out.Rows = ev.Rows
 	out.Rows.Key = fa.mapKey(ev.Rows.Key, vals)
 	var scope []string

@@ -379,11 +379,11 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 		return
 	}
 	for _, h := range held {
-		fa.edge(h, w, want, false, st)
+		fa.edge(h, w, want, false, st, nil)
 	}
 	for _, h := range unitHeld {
 		// Statements of one unit run on one connection, even on a pool.
-		fa.edge(h, w, want, true, st)
+		fa.edge(h, w, want, true, st, nil)
 	}
 }
 
@@ -392,11 +392,14 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 // pair. Two paths that both hold a gate that conflicts with itself (an
 // exclusive advisory lock, LOCK TABLE ... EXCLUSIVE, the parent row locked
 // FOR UPDATE first) cannot interleave between it and their own pair.
-func (fa *fnAnalysis) gates(h, w int, st *state) []lockgraph.Lock {
+//
+// inner are events that a callee's pair says stand in front of it (see
+// Pair.Gates): gates too, where they are held at all.
+func (fa *fnAnalysis) gates(h, w int, st *state, inner []int) []lockgraph.Lock {
 	var out []lockgraph.Lock
-	for g := range fa.mustAt[h] {
+	for _, g := range slices.Concat(fa.gateEvents(h, w, st), inner) {
 		e := fa.events[g]
-		if g == h || g == w || !st.must[g] || !e.Lock.Waits && !e.Try || e.Hold == HoldNone {
+		if g == h || g == w || e.Hold == HoldNone {
 			continue
 		}
 		l := e.Lock
@@ -408,6 +411,23 @@ func (fa *fnAnalysis) gates(h, w int, st *state) []lockgraph.Lock {
 	slices.SortFunc(out, func(a, b lockgraph.Lock) int {
 		return cmp.Or(lockgraph.CompareClasses(a.Class, b.Class), cmp.Compare(a.Mode, b.Mode))
 	})
+	return out
+}
+
+// gateEvents returns the events that stand in front of the pair of h and w
+// (see gates), sorted, those held only if the caller's handle is a
+// transaction (HoldCond) included. A lock of several rows is none (see
+// strictGate).
+func (fa *fnAnalysis) gateEvents(h, w int, st *state) []int {
+	var out []int
+	for g := range fa.mustAt[h] {
+		e := fa.events[g]
+		if g == h || g == w || !st.must[g] || !e.Lock.Waits && !e.Try || e.Hold == HoldNone || !e.strictGate() {
+			continue
+		}
+		out = append(out, g)
+	}
+	slices.Sort(out)
 	return out
 }
 
@@ -429,8 +449,9 @@ func (fa *fnAnalysis) alreadyHeld(want *Event, held []int) bool {
 
 // edge records that event h may be held while event w is requested: an
 // edge when h surely holds, a pair for the callers when that depends on
-// them.
-func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
+// them. inner are events that stand in front of the pair in a callee (see
+// Pair.Gates).
+func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inner []int) {
 	have := fa.events[h]
 	if h == w || have.Stmt == want.Stmt && h > w {
 		// A statement's earlier locks are held while it takes its later
@@ -450,20 +471,18 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
 		// Whether the first lock is held at all is for the callers
 		// to say; and a callback's pair is drawn where it runs, with
 		// what its runner holds around it (a gate it takes first).
-		if _, ok := fa.pairs[[2]int{h, w}]; !ok {
-			fa.pairs[[2]int{h, w}] = Pair{Held: h, Wanted: w}
-		}
+		fa.pair(Pair{Held: h, Wanted: w}, st, inner)
 		return
 	}
 	if have.Lock.Class.Parametric() || want.Lock.Class.Parametric() {
 		// Callers that pass constants for the key see the edge between
 		// the real keys; here it is drawn with the key unknown.
-		fa.pairs[[2]int{h, w}] = Pair{Held: h, Wanted: w, Drawn: true}
+		fa.pair(Pair{Held: h, Wanted: w, Drawn: true}, st, inner)
 	}
 	if !want.Lock.Waits {
 		return
 	}
-	gates := fa.gates(h, w, st)
+	gates := fa.gates(h, w, st, inner)
 	if e, ok := fa.edges[[2]int{h, w}]; ok {
 		// Seen again on another path or round: a gate is one only if
 		// it stands on every path.
@@ -482,7 +501,34 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state) {
 	}
 	fa.edges[[2]int{h, w}] = e
 	fa.a.Edges = append(fa.a.Edges, e)
+	fa.a.edgeFn[e] = fa.fn
 	fa.a.EdgePos[e] = fa.eventPos[w]
+}
+
+// pair records a pair for the callers to draw, with the events that stand
+// in front of it here (Pair.Gates): on every visit, so only those on every
+// path stay.
+func (fa *fnAnalysis) pair(p Pair, st *state, inner []int) {
+	key := [2]int{p.Held, p.Wanted}
+	gates := slices.Concat(fa.gateEvents(p.Held, p.Wanted, st), inner)
+	slices.Sort(gates)
+	gates = slices.Compact(gates)
+	if old, ok := fa.pairs[key]; ok {
+		old.Gates = slices.DeleteFunc(old.Gates, func(g int) bool { return !slices.Contains(gates, g) })
+		old.Drawn = old.Drawn || p.Drawn
+		fa.pairs[key] = old
+		return
+	}
+	p.Gates = gates
+	fa.pairs[key] = p
+}
+
+// strictGate reports whether the event's lock can gate a pair: an advisory
+// or table lock, or one row (the parent row, by its key). A lock of several
+// rows of a table stands for no row in particular: two executions may lock
+// different ones and both go on.
+func (e *Event) strictGate() bool {
+	return !e.Lock.Class.IsRow() || e.Rows.KeyColumn != "" && !e.Rows.Multi
 }
 
 // classSite names a SQL site for a lock class: the package's import path,

@@ -129,6 +129,11 @@ type Event struct {
 	// is surely held (its result was tested true) it serialises what
 	// follows like any lock, so it can be a gate.
 	Try bool
+	// Guards lists the function's events surely held whenever this one
+	// is requested (a gate the function takes first on its caller's
+	// handle): the caller's row-order rules count them as guards where
+	// they are held at all.
+	Guards []int
 }
 
 // Pair says that event Held may still be held when event Wanted is
@@ -139,6 +144,11 @@ type Pair struct {
 	// advisory key its callers supply taken as unknown; a caller draws it
 	// again only when it binds the key.
 	Drawn bool
+	// Gates lists the events that stand in front of the pair in the
+	// function (surely held from before Held until Wanted, see
+	// lockgraph.Edge.Gates): the caller that draws the edge counts them
+	// as gates where they are held at all.
+	Gates []int
 }
 
 // Flow says that result Result of the function, at field path Path
@@ -147,15 +157,24 @@ type Flow struct {
 	Result int
 	Path   string
 	Handle Handle
+	// OrPool is set when the function returns the caller's transaction
+	// if it has one and a pool otherwise (if tx != nil { return tx };
+	// return r.pool): Handle is the caller's handle, of kind Maybe.
+	OrPool bool
 }
 
-// String renders the flow as "0.db=p1(transaction)".
+// String renders the flow as "0.db=p1(transaction)", "0=p1(handle|pool)"
+// for OrPool.
 func (f Flow) String() string {
 	p := strconv.Itoa(f.Result)
 	if f.Path != "" {
 		p += "." + f.Path
 	}
-	return fmt.Sprintf("%s=%s(%s)", p, f.Handle.Ref, f.Handle.Kind)
+	kind := f.Handle.Kind.String()
+	if f.OrPool {
+		kind += "|pool"
+	}
+	return fmt.Sprintf("%s=%s(%s)", p, f.Handle.Ref, kind)
 }
 
 // Sink says that the function runs the SQL text of its parameter Param on

@@ -101,3 +101,70 @@ func TestExclusionSerialises(t *testing.T) {
 		t.Errorf("control: the inversion without conflicting holds did not deadlock: %v", out)
 	}
 }
+
+// TestAdvisoryGateSerialises proves the rule on the usual gate, an
+// exclusive transaction advisory lock that both paths take before their
+// pair, wherever the code takes it (the function, a helper that begins the
+// transaction, a runner, or every caller of the function that holds the
+// pair: the server sees one session holding one lock): the second path
+// waits at the gate, in both orders. Shared advisory locks are no gate: the
+// same inversion behind them deadlocks.
+func TestAdvisoryGateSerialises(t *testing.T) {
+	db := pgtest.ScratchDB(t)
+	pgtest.Exec(t, pgtest.Connect(t, db), exclusionSchema)
+	hold := func(first string) lockgraph.Lock {
+		for _, e := range lockmodel.Analyze(first).Effects {
+			if e.Kind == lockmodel.Acquire && e.Lock.Kind == lockmodel.Advisory {
+				return lockgraph.Lock{Class: lockgraph.AdvisoryOf(e.Lock.Key.String(), ""), Mode: e.Lock.Mode, Waits: true}
+			}
+		}
+		t.Fatalf("the model takes no advisory lock in %q", first)
+		return lockgraph.Lock{}
+	}
+	edge := func(p exclusionPath) *lockgraph.Edge {
+		return &lockgraph.Edge{
+			Held:   lockgraph.Lock{Class: lockgraph.RowsOf(strings.Fields(p.held)[1]), Mode: lockmodel.ForNoKeyUpdate, Waits: true},
+			Wanted: lockgraph.Lock{Class: lockgraph.RowsOf(strings.Fields(p.wanted)[1]), Mode: lockmodel.ForNoKeyUpdate, Waits: true},
+			Gates:  []lockgraph.Lock{hold(p.first)},
+		}
+	}
+	replay := func(a, b exclusionPath) (*pgtest.Outcome, error) {
+		session := func(name string, p exclusionPath) *repro.Session {
+			return &repro.Session{Name: name, Tx: true,
+				Hold: []repro.Step{{SQL: p.first, Lock: "the gate"}, {SQL: p.held, Lock: "the held lock"}},
+				Wait: &repro.Step{SQL: p.wanted, Lock: "the wanted lock"}}
+		}
+		sc := &repro.Script{Sessions: []*repro.Session{session("s1", a), session("s2", b)}, WaitOrder: []int{0, 1}}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return pgtest.Replay(ctx, db, sc, nil)
+	}
+	post := exclusionPath{"SELECT pg_advisory_xact_lock(930)", "UPDATE ex_a SET v = 1 WHERE id = 1", "UPDATE ex_b SET v = 1 WHERE id = 1"}
+	reverse := exclusionPath{"SELECT pg_advisory_xact_lock(930)", "UPDATE ex_b SET v = 2 WHERE id = 1", "UPDATE ex_a SET v = 2 WHERE id = 1"}
+	if !lockgraph.Gated([]*lockgraph.Edge{edge(post), edge(reverse)}) {
+		t.Fatal("lockgraph.Gated does not serialise two paths behind one exclusive advisory lock")
+	}
+	for _, order := range [][2]exclusionPath{{post, reverse}, {reverse, post}} {
+		out, err := replay(order[0], order[1])
+		if err == nil {
+			t.Errorf("the second path passed the gate while the first held it: %v", out)
+			continue
+		}
+		if !strings.Contains(err.Error(), "55P03") {
+			t.Errorf("want the second path to wait at the gate (lock_timeout, 55P03), got %v", err)
+		}
+	}
+
+	shared := exclusionPath{"SELECT pg_advisory_xact_lock_shared(930)", post.held, post.wanted}
+	sharedReverse := exclusionPath{"SELECT pg_advisory_xact_lock_shared(930)", reverse.held, reverse.wanted}
+	if lockgraph.Gated([]*lockgraph.Edge{edge(shared), edge(sharedReverse)}) {
+		t.Fatal("lockgraph.Gated serialises two paths behind a shared advisory lock")
+	}
+	out, err := replay(shared, sharedReverse)
+	if err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	if out.Deadlocks() != 1 {
+		t.Errorf("control: the inversion behind a shared advisory lock did not deadlock: %v", out)
+	}
+}

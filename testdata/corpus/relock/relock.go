@@ -1,4 +1,4 @@
-package relock // want package:"sql=true edges=15"
+package relock // want package:"sql=true edges=16"
 
 import (
 	"context"
