@@ -248,6 +248,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 	info.HasSQL = true
 
 	pkg := buildSSA(pass)
+	st := resolveSettings(pass) // flags and the module's configuration (dialect.go)
 	an := lockseq.New(lockseq.Env{
 		Fset: pass.Fset,
 		ImportSummary: func(fn *types.Func) *lockseq.Summary {
@@ -257,9 +258,10 @@ func analyze(pass *analysis.Pass) (any, error) {
 			}
 			return nil
 		},
-		SkipSQL: configured(pass), // dialects and schema from the config (dialect.go)
-		Methods: methods,          // implementations of interfaces (dispatch.go)
+		SkipSQL: st.skipSQL(pass.Pkg.Path()), // dialects (dialect.go)
+		Methods: methods,                     // implementations of interfaces (dispatch.go)
 		Strings: importedStrings(pass),
+		Schema:  st.schema,
 	})
 	exportStrings(pass, pkg)
 	for _, fn := range sourceFuncs(pass, pkg) {
@@ -294,7 +296,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 		debugSkipped(pass, an.Skipped)
 	}
 	res.Limits = an.Limits
-	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
+	if err := checkDeclaredOrder(pass, an, st); err != nil { // .pglockorder.yaml (order.go)
 		return nil, err
 	}
 	res.TempTables = sortedSet(an.TempTables)

@@ -50,10 +50,16 @@ func (s Shape) Key() string {
 	return strings.Join(s.Kinds, ";") + " " + strings.Join(s.Tables, ",")
 }
 
-// ShapeOf parses sql and returns its shape. Unlike Analyze it does not
-// cache: a server log holds any number of distinct statements.
+// ShapeOf parses sql and returns its shape, with no schema. Unlike Analyze
+// it does not cache: a server log holds any number of distinct statements.
 func ShapeOf(sql string) (Shape, error) {
-	a := analyze(sql)
+	return (*Schema)(nil).ShapeOf(sql)
+}
+
+// ShapeOf is the package's ShapeOf with the locks the schema implies (nil:
+// none).
+func (sc *Schema) ShapeOf(sql string) (Shape, error) {
+	a := analyze(sc, sql)
 	if a.Err != nil {
 		return Shape{}, a.Err
 	}
