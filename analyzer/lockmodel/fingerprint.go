@@ -58,8 +58,8 @@ func ShapeOf(sql string) (Shape, error) {
 
 // ShapeOf is the package's ShapeOf with the locks the schema implies (nil:
 // none).
-func (sc *Schema) ShapeOf(sql string) (Shape, error) {
-	a := analyze(sc, sql)
+func (s *Schema) ShapeOf(sql string) (Shape, error) {
+	a := analyze(s, sql)
 	if a.Err != nil {
 		return Shape{}, a.Err
 	}
@@ -70,22 +70,22 @@ func (sc *Schema) ShapeOf(sql string) (Shape, error) {
 	if err != nil {
 		return Shape{}, fmt.Errorf("parse SQL: %w", err)
 	}
-	var s Shape
+	var shape Shape
 	for _, raw := range tree.GetStmts() {
-		s.Kinds = append(s.Kinds, stmtKind(raw.GetStmt()))
+		shape.Kinds = append(shape.Kinds, stmtKind(raw.GetStmt()))
 	}
 	for _, e := range a.Effects {
 		if e.Kind != Acquire {
 			continue
 		}
-		s.Locks = append(s.Locks, e.Lock)
+		shape.Locks = append(shape.Locks, e.Lock)
 		if e.Lock.Table != "" {
-			s.Tables = append(s.Tables, e.Lock.Table)
+			shape.Tables = append(shape.Tables, e.Lock.Table)
 		}
 	}
-	slices.Sort(s.Tables)
-	s.Tables = slices.Compact(s.Tables)
-	return s, nil
+	slices.Sort(shape.Tables)
+	shape.Tables = slices.Compact(shape.Tables)
+	return shape, nil
 }
 
 // stmtKind names the kind of a top-level statement.
