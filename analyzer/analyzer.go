@@ -235,7 +235,8 @@ func analyze(pass *analysis.Pass) (any, error) {
 		return res, nil
 	}
 	methods := factMethods(pass, res.Lookups)
-	info, relevant := importedInfo(pass)
+	rules := UserRules()
+	info, relevant := importedInfo(pass, rules)
 	relevant = relevant || invokesLocking(pass, methods)
 	// The database APIs are modelled, never analysed: their bodies run
 	// SQL built at run time and would only cost time.
@@ -262,6 +263,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 		Methods: methods,                     // implementations of interfaces (dispatch.go)
 		Strings: importedStrings(pass),
 		Schema:  st.schema,
+		Rules:   rules,
 	})
 	exportStrings(pass, pkg)
 	for _, fn := range sourceFuncs(pass, pkg) {
@@ -386,11 +388,11 @@ func edgeID(e *lockgraph.Edge) string {
 // importedInfo merges the package facts of the direct imports and reports
 // whether this package needs SSA: it imports a database API, a package that
 // runs SQL, or declares a query interface of its own.
-func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
+func importedInfo(pass *analysis.Pass, rules *sqlsite.Rules) (*PackageInfo, bool) {
 	info := &PackageInfo{}
 	relevant := false
 	for _, imp := range pass.Pkg.Imports() {
-		if sqlsite.IsDriverPackage(imp.Path()) || sqlsite.IsRulePackage(imp.Path()) {
+		if sqlsite.IsDriverPackage(imp.Path()) || rules.IsRulePackage(imp.Path()) {
 			relevant = true
 		}
 		var dep PackageInfo
@@ -406,7 +408,7 @@ func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
 	if !relevant {
 		scope := pass.Pkg.Scope()
 		for _, name := range scope.Names() {
-			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && sqlsite.KindOf(tn.Type()) == sqlsite.Maybe {
+			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && rules.KindOf(tn.Type()) == sqlsite.Maybe {
 				relevant = true
 				break
 			}

@@ -43,6 +43,10 @@ type Env struct {
 	// model's, so that packages of differently configured modules can be
 	// analysed in one process.
 	Schema *lockmodel.Schema
+	// Rules are the user-declared sinks and transaction runners (nil:
+	// none), which decide, with the models of the database APIs, which
+	// values are handles and which calls run SQL.
+	Rules *sqlsite.Rules
 }
 
 // Leak is a session advisory lock taken on a pool: the unlock may run on

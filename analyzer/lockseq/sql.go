@@ -629,7 +629,7 @@ func (fa *fnAnalysis) sendBatch(site ssa.Instruction, h Handle, batch ssa.Value,
 			if !ok {
 				continue
 			}
-			op := sqlsite.Classify(call.Common())
+			op := fa.a.env.Rules.Classify(call.Common())
 			if op.Kind != sqlsite.Queue || batchRoot(op.Recv) != root {
 				continue
 			}
@@ -696,7 +696,7 @@ func (fa *fnAnalysis) preparedStmt(v ssa.Value) (Handle, ssa.Value, bool) {
 	if call == nil {
 		return Handle{}, nil, false
 	}
-	op := sqlsite.Classify(call.Common())
+	op := fa.a.env.Rules.Classify(call.Common())
 	switch op.Kind {
 	case sqlsite.Prepare:
 		if op.Query < 0 {
