@@ -237,7 +237,8 @@ func analyze(pass *analysis.Pass) (any, error) {
 		return res, nil
 	}
 	methods := factMethods(pass, res.Lookups)
-	info, relevant := importedInfo(pass)
+	rules := UserRules()
+	info, relevant := importedInfo(pass, rules)
 	relevant = relevant || invokesLocking(pass, methods)
 	// The database APIs are modelled, never analysed: their bodies run
 	// SQL built at run time and would only cost time.
@@ -250,6 +251,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 	info.HasSQL = true
 
 	pkg := buildSSA(pass)
+	st := resolveSettings(pass) // flags and the module's configuration (dialect.go)
 	an := lockseq.New(lockseq.Env{
 		Fset: pass.Fset,
 		ImportSummary: func(fn *types.Func) *lockseq.Summary {
@@ -259,9 +261,11 @@ func analyze(pass *analysis.Pass) (any, error) {
 			}
 			return nil
 		},
-		SkipSQL: configured(pass, &res.Dialect), // dialects and schema from the config (dialect.go)
-		Methods: methods,                        // implementations of interfaces (dispatch.go)
+		SkipSQL: st.skipSQL(pass.Pkg.Path(), &res.Dialect), // dialects (dialect.go)
+		Methods: methods,                                   // implementations of interfaces (dispatch.go)
 		Strings: importedStrings(pass),
+		Schema:  st.schema,
+		Rules:   rules,
 	})
 	exportStrings(pass, pkg)
 	funcs := sourceFuncs(pass, pkg)
@@ -298,7 +302,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 		debugSkipped(pass, an.Skipped)
 	}
 	res.Limits = an.Limits
-	if err := checkDeclaredOrder(pass, an); err != nil { // .pglockorder.yaml (order.go)
+	if err := checkDeclaredOrder(pass, an, st); err != nil { // .pglockorder.yaml (order.go)
 		return nil, err
 	}
 	res.TempTables = sortedSet(an.TempTables)
@@ -388,11 +392,11 @@ func edgeID(e *lockgraph.Edge) string {
 // importedInfo merges the package facts of the direct imports and reports
 // whether this package needs SSA: it imports a database API, a package that
 // runs SQL, or declares a query interface of its own.
-func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
+func importedInfo(pass *analysis.Pass, rules *sqlsite.Rules) (*PackageInfo, bool) {
 	info := &PackageInfo{}
 	relevant := false
 	for _, imp := range pass.Pkg.Imports() {
-		if sqlsite.IsDriverPackage(imp.Path()) || sqlsite.IsRulePackage(imp.Path()) {
+		if sqlsite.IsDriverPackage(imp.Path()) || rules.IsRulePackage(imp.Path()) {
 			relevant = true
 		}
 		var dep PackageInfo
@@ -408,7 +412,7 @@ func importedInfo(pass *analysis.Pass) (*PackageInfo, bool) {
 	if !relevant {
 		scope := pass.Pkg.Scope()
 		for _, name := range scope.Names() {
-			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && sqlsite.KindOf(tn.Type()) == sqlsite.Maybe {
+			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && rules.KindOf(tn.Type()) == sqlsite.Maybe {
 				relevant = true
 				break
 			}

@@ -13,11 +13,5 @@ import (
 // .pglockorder.yaml names its schema: the deadlock that exists only through
 // a foreign key is reported without a -schema flag.
 func TestConfigSchema(t *testing.T) {
-	t.Cleanup(func() {
-		// The schema is the lock model's, for the whole process.
-		if err := analyzer.Analyzer.Flags.Set("schema", ""); err != nil {
-			t.Fatal(err)
-		}
-	})
 	analysistest.Run(t, filepath.Join("..", "testdata", "configschema"), analyzer.Analyzer, "./...")
 }

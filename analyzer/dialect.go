@@ -16,6 +16,7 @@ import (
 	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
@@ -56,17 +57,14 @@ type dialectChoice struct {
 	dialect, why string
 }
 
-// packageDialect decides the dialect of the pass's package (see above).
-func packageDialect(pass *analysis.Pass) (dialectChoice, error) {
+// packageDialect decides the dialect of the pass's package (see above),
+// with cfg the configuration of its module (nil: none).
+func packageDialect(pass *analysis.Pass, cfg *Config) dialectChoice {
 	path := pass.Pkg.Path()
-	cfg, err := passConfig(pass)
-	if err != nil {
-		return dialectChoice{}, err
-	}
 	if cfg != nil && len(cfg.Dialects) > 0 {
 		root := filepath.Dir(cfg.File)
 		if d, pat, ok := matchDialect(cfg.Dialects, path, modulePath(root)); ok {
-			return dialectChoice{d, fmt.Sprintf("%s: dialects: %s", filepath.Base(cfg.File), pat)}, nil
+			return dialectChoice{d, fmt.Sprintf("%s: dialects: %s", filepath.Base(cfg.File), pat)}
 		}
 	}
 	own := map[string][]string{} // dialect -> evidence
@@ -83,21 +81,21 @@ func packageDialect(pass *analysis.Pass) (dialectChoice, error) {
 	switch {
 	case len(own) == 1:
 		for d, ev := range own {
-			return dialectChoice{d, strings.Join(ev, ", ")}, nil
+			return dialectChoice{d, strings.Join(ev, ", ")}
 		}
 	case len(own) > 1:
 		var ev []string
 		for _, d := range slices.Sorted(mapsKeys(own)) {
 			ev = append(ev, own[d]...)
 		}
-		return dialectChoice{sqlsite.PostgreSQL, "ambiguous (" + strings.Join(ev, ", ") + "): analysed as PostgreSQL; a dialects: entry decides"}, nil
+		return dialectChoice{sqlsite.PostgreSQL, "ambiguous (" + strings.Join(ev, ", ") + "): analysed as PostgreSQL; a dialects: entry decides"}
 	}
 	for entry := range strings.SplitSeq(linkedDialects, ",") {
 		if p, d, ok := strings.Cut(entry, "="); ok && p == strings.TrimSuffix(path, "_test") {
-			return dialectChoice{d, "the binaries that import it link only " + d + " drivers"}, nil
+			return dialectChoice{d, "the binaries that import it link only " + d + " drivers"}
 		}
 	}
-	return dialectChoice{sqlsite.PostgreSQL, ""}, nil
+	return dialectChoice{sqlsite.PostgreSQL, ""}
 }
 
 func mapsKeys(m map[string][]string) func(func(string) bool) {
@@ -252,23 +250,52 @@ func (r DialectReport) String() string {
 	return b.String()
 }
 
-// configured applies what the configuration file says about the pass's
-// package's SQL: the schema: to read when no -schema was given (the way the
-// per-package drivers get one: the whole-program command finds it itself),
-// and the dialect. It returns the function that tells the lock analysis
+// settings is the configuration one package is analysed with, resolved
+// from the flags and its module's configuration file when its pass starts,
+// and handed down as a value: the lock analysis gets the schema and the
+// dialect through its lockseq.Env, the declared order's check reads it
+// here. The lower packages (lockseq, lockmodel, sqlsite, lockgraph,
+// report) keep no configuration of their own, so that packages of modules
+// configured differently are analysed right in one process
+// (golangci-lint, analysistest, the pglockorder command), even at once.
+type settings struct {
+	// config is the module's configuration file (nil: none), err the
+	// error reading it, which this package reports (see passConfig).
+	config *Config
+	err    error
+	// schema is the -schema flag's schema, else the one the
+	// configuration's schema: key names (nil: none).
+	schema *lockmodel.Schema
+	// dialect is the package's dialect and why.
+	dialect dialectChoice
+}
+
+// resolveSettings resolves the configuration of the pass's package. A
+// configuration file that cannot be read decides nothing (PostgreSQL, no
+// schema): the declared order's check reports the error.
+func resolveSettings(pass *analysis.Pass) *settings {
+	cfg, err := passConfig(pass)
+	st := &settings{config: cfg, err: err, schema: schemaFor(cfg), dialect: dialectChoice{dialect: sqlsite.PostgreSQL}}
+	if err == nil {
+		st.dialect = packageDialect(pass, cfg)
+	}
+	return st
+}
+
+// order returns the declared order that applies, or nil.
+func (st *settings) order() *DeclaredOrder {
+	if st.config == nil {
+		return nil
+	}
+	return st.config.Order
+}
+
+// skipSQL returns the function that tells the lock analysis of package pkg
 // which SQL is not PostgreSQL, and why ("" for PostgreSQL), counting the
 // distinct statements it skips, and the package's dialect when it is not
-// PostgreSQL, in report.
-//
-// A configuration file that cannot be read is reported by the declared
-// order's check of the same file; here it only decides nothing.
-func configured(pass *analysis.Pass, report *DialectReport) func(sql string) string {
-	configSchema(pass)
-	choice, err := packageDialect(pass)
-	if err != nil {
-		choice = dialectChoice{dialect: sqlsite.PostgreSQL}
-	}
-	pkg := pass.Pkg.Path()
+// PostgreSQL, in report (for -v).
+func (st *settings) skipSQL(pkg string, report *DialectReport) func(sql string) string {
+	choice := st.dialect
 	if choice.dialect != sqlsite.PostgreSQL || strings.HasPrefix(choice.why, "ambiguous") {
 		report.Packages = map[string]string{pkg: choice.dialect + ": " + choice.why}
 	}
@@ -296,30 +323,44 @@ func configured(pass *analysis.Pass, report *DialectReport) func(sql string) str
 	}
 }
 
-// schemaMu guards setting the schema from the configuration: golangci-lint
-// runs passes concurrently.
-var schemaMu sync.Mutex
+// schemas caches the schemas named by configuration files, by the path
+// they name: loading migrations costs far more than a look-up, and every
+// package of a module asks for the same. It is a cache of what the files
+// hold in this run, not configuration: which schema a package gets is its
+// module's configuration's to say (schemaFor).
+var schemas sync.Map // string -> *schemaEntry
 
-// configSchema loads the configuration's schema: when the schema flag is
-// not set. A schema that cannot be read is reported on stderr once and
-// left out: the configuration's own errors are the declared order's to
-// report.
-func configSchema(pass *analysis.Pass) {
-	cfg, err := passConfig(pass)
-	if err != nil || cfg == nil || cfg.Schema == "" {
-		return
-	}
-	schemaMu.Lock()
-	defer schemaMu.Unlock()
+// schemaEntry is a schema loaded once, however many packages ask at once.
+type schemaEntry struct {
+	once   sync.Once
+	schema *lockmodel.Schema
+}
+
+// schemaFor returns the schema a package is analysed with: the schema
+// flag's when it is set (the pglockorder command always sets it), else the
+// one cfg's schema: key names, relative to the file's directory (nil for
+// none). A schema that cannot be read is reported on stderr once and left
+// out: the configuration's own errors are the declared order's to report.
+func schemaFor(cfg *Config) *lockmodel.Schema {
 	if schemaFlag.String() != "" {
-		return
+		return schemaFlag.Schema()
+	}
+	if cfg == nil || cfg.Schema == "" || cfg.Schema == "none" {
+		return nil
 	}
 	value := cfg.Schema
-	if value != "none" && !filepath.IsAbs(value) {
+	if !filepath.IsAbs(value) {
 		value = filepath.Join(filepath.Dir(cfg.File), value)
 	}
-	if err := schemaFlag.Set(value); err != nil {
-		fmt.Fprintf(os.Stderr, "pglockorder: %s: schema: %v\n", cfg.File, err)
-		_ = schemaFlag.Set("none")
-	}
+	v, _ := schemas.LoadOrStore(value, new(schemaEntry))
+	e := v.(*schemaEntry)
+	e.once.Do(func() {
+		var f lockmodel.SchemaFlag
+		if err := f.Set(value); err != nil {
+			fmt.Fprintf(os.Stderr, "pglockorder: %s: schema: %v\n", cfg.File, err)
+			return
+		}
+		e.schema = f.Schema()
+	})
+	return e.schema
 }

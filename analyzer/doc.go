@@ -70,6 +70,15 @@
 // SKIP LOCKED or pg_try_advisory_*, and statements in autocommit mode, which
 // hold nothing once they return.
 //
+// The configuration is the analyzer's flags and the .pglockorder.yaml at
+// the root of each package's module (or the file the config flag names):
+// the declared order, the dialects of packages that talk to other
+// databases, and the schema. Each package is analysed with its own module's
+// file, also when one process analyses several modules. go vet and
+// golangci-lint cache their results by the packages' sources only: after
+// editing the file or the schema's migrations, run go vet -a or clean
+// golangci-lint's cache (the pglockorder command's own cache hashes both).
+//
 // Run per package (go vet, golangci-lint), a cycle is reported in a package
 // that contains one of its paths and sees the others through its imports.
 // The pglockorder command analyses a whole program at once and also finds

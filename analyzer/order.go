@@ -219,22 +219,20 @@ func (o *DeclaredOrder) Violation(held, wanted lockgraph.Class) (bool, int, int)
 	return h >= 0 && w >= 0 && w < h, h, w
 }
 
-// configs caches the configuration files read, by file name.
-var configs sync.Map // string -> configEntry
+// configs caches the configuration files parsed, by file name and content
+// (configKey): a cache, not configuration. Each pass reads its module's
+// file again, so a long-lived process sees an edited file.
+var configs sync.Map // configKey -> configEntry
+
+// configKey is a configuration file's name and the SHA-256 of its content.
+type configKey struct {
+	file string
+	sum  [sha256.Size]byte
+}
 
 type configEntry struct {
 	config *Config
 	err    error
-}
-
-// declaredOrder returns the order that applies to the pass's package, or
-// nil when there is none.
-func declaredOrder(pass *analysis.Pass) (*DeclaredOrder, error) {
-	c, err := passConfig(pass)
-	if c == nil || err != nil {
-		return nil, err
-	}
-	return c.Order, nil
 }
 
 // passConfig returns the configuration that applies to the pass's package
@@ -285,18 +283,23 @@ func configAt(root string) (*Config, string, error) {
 	} else if !filepath.IsAbs(file) && root != "" {
 		file = filepath.Join(root, file)
 	}
-	if e, ok := configs.Load(file); ok {
-		return e.(configEntry).config, file, e.(configEntry).err
-	}
-	var e configEntry
+	// The file is outside the package: go vet's cache does not see it
+	// (see doc.go); the command's cache hashes it (cmd/pglockorder).
 	data, err := os.ReadFile(file)
 	switch {
 	case err == nil:
-		e.config, e.err = ParseConfig(file, data)
 	case explicit || !errors.Is(err, os.ErrNotExist):
-		e.err = fmt.Errorf("reading the configuration: %w", err)
+		return nil, file, fmt.Errorf("reading the configuration: %w", err)
+	default:
+		return nil, file, nil
 	}
-	configs.Store(file, e)
+	k := configKey{file, sha256.Sum256(data)}
+	if e, ok := configs.Load(k); ok {
+		return e.(configEntry).config, file, e.(configEntry).err
+	}
+	var e configEntry
+	e.config, e.err = ParseConfig(file, data)
+	configs.Store(k, e)
 	return e.config, file, e.err
 }
 
@@ -304,10 +307,13 @@ func configAt(root string) (*Config, string, error) {
 // functions request while holding one that the declared order puts after
 // it. It needs no other package: a per-package driver checks the order
 // where it cannot see a cycle's other paths.
-func checkDeclaredOrder(pass *analysis.Pass, an *lockseq.Analysis) error {
-	o, err := declaredOrder(pass)
-	if o == nil || err != nil {
-		return err
+func checkDeclaredOrder(pass *analysis.Pass, an *lockseq.Analysis, st *settings) error {
+	if st.err != nil {
+		return st.err
+	}
+	o := st.order()
+	if o == nil {
+		return nil
 	}
 	type key struct {
 		pos          token.Pos

@@ -12,3 +12,9 @@ func init() {
 			"and CREATE INDEX statements of the database: adds the row locks of foreign-key checks and cascades, and "+
 			"FOR UPDATE for updates of key columns")
 }
+
+// FlagSchema returns the schema the -schema flag loaded (nil: none), for a
+// driver that reports with the schema it analysed with (reproducers,
+// -explain). Packages whose flag is unset use their module's configuration
+// instead (see settings).
+func FlagSchema() *lockmodel.Schema { return schemaFlag.Schema() }

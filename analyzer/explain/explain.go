@@ -26,6 +26,9 @@ type Program struct {
 	// Rel shows a position as the findings do (relative to the working
 	// directory); nil keeps positions as they are.
 	Rel func(string) string
+	// Schema is the schema the analysis ran with (nil: none): a
+	// statement's shape counts the locks it implies.
+	Schema *lockmodel.Schema
 }
 
 // Finding is one finding of the analysis.
@@ -129,7 +132,7 @@ type explainer struct {
 
 // Explain explains every report of log against the program.
 func Explain(log *Log, p Program) []*Explanation {
-	x := &explainer{p: p, ix: newIndex(p.Sites), byWanted: map[string][]*lockgraph.Edge{}, funcsAt: map[string][]string{}, rel: p.Rel}
+	x := &explainer{p: p, ix: newIndex(p.Sites, p.Schema), byWanted: map[string][]*lockgraph.Edge{}, funcsAt: map[string][]string{}, rel: p.Rel}
 	if x.rel == nil {
 		x.rel = func(s string) string { return s }
 	}

@@ -31,10 +31,12 @@ type index struct {
 	shapes  []lockmodel.Shape
 	// dynamic are the sites whose text is built at run time.
 	dynamic []int
+	// schema is the schema shapes are computed with.
+	schema *lockmodel.Schema
 }
 
-func newIndex(sites []lockseq.Site) *index {
-	ix := &index{byFP: map[string][]int{}, byPart: map[string][]int{}, byShape: map[string][]int{}}
+func newIndex(sites []lockseq.Site, schema *lockmodel.Schema) *index {
+	ix := &index{schema: schema, byFP: map[string][]int{}, byPart: map[string][]int{}, byShape: map[string][]int{}}
 	seen := map[lockseq.Site]bool{}
 	for _, s := range sites {
 		// A package and its test variant share sites.
@@ -59,7 +61,7 @@ func newIndex(sites []lockseq.Site) *index {
 				}
 			}
 		}
-		if sh, err := lockmodel.ShapeOf(s.SQL); err == nil {
+		if sh, err := ix.schema.ShapeOf(s.SQL); err == nil {
 			ix.shapes[i] = sh
 			ix.byShape[sh.Key()] = append(ix.byShape[sh.Key()], i)
 		}
@@ -80,7 +82,7 @@ func (ix *index) match(stmt string) ([]hit, lockmodel.Shape, error) {
 	if err != nil {
 		return nil, lockmodel.Shape{}, err
 	}
-	shape, _ := lockmodel.ShapeOf(stmt)
+	shape, _ := ix.schema.ShapeOf(stmt)
 	var out []hit
 	seen := map[int]bool{}
 	for _, i := range ix.byFP[fp] {

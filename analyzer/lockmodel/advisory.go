@@ -41,7 +41,7 @@ func (w *walker) funcCall(sc *scope, fc *pg_query.FuncCall) {
 	f, ok := advisoryFuncs[name]
 	if !ok {
 		// A function of the schema: the locks its body takes.
-		w.others = append(w.others, current.Load().callEffects(w.stmt, name, fc.GetArgs(), w.depth)...)
+		w.others = append(w.others, w.schema.callEffects(w.stmt, name, fc.GetArgs(), w.depth)...)
 		return
 	}
 	if fc.GetAggStar() {

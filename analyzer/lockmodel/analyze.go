@@ -11,11 +11,13 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
 
-// cache maps a SQL string to its *cacheEntry. A program repeats the same
-// query strings at many call sites and the analyzer revisits them along many
-// paths, while parsing goes through cgo and costs far more than a map look-up.
-// Entries are never evicted: the set of SQL strings in the analysed source is
-// finite and small.
+// cache maps a SQL string to its *cacheEntry, for analyses without a
+// schema (a Schema keeps its own: Schema.analyses). A program repeats the
+// same query strings at many call sites and the analyzer revisits them along
+// many paths, while parsing goes through cgo and costs far more than a map
+// look-up. Entries are never evicted: the set of SQL strings in the analysed
+// source is finite and small. It is a cache of pure results, not
+// configuration.
 var cache sync.Map
 
 // cacheEntry lets concurrent callers of Analyze with the same new string
@@ -29,21 +31,36 @@ type cacheEntry struct {
 // executing it: the locks each statement requests, advisory unlocks and
 // transaction control, in execution order.
 //
+// Analyze knows no schema: it is Schema.Analyze on a nil schema.
+//
 // Results are cached per string, so Analyze returns the same *Analysis for
 // the same sql: callers must treat it, its Effects and their keys as
 // read-only. Analyze is safe for concurrent use and never panics; a string
 // that is not valid SQL yields an Analysis with Err set and no effects.
 func Analyze(sql string) *Analysis {
-	v, ok := cache.Load(sql)
+	return (*Schema)(nil).Analyze(sql)
+}
+
+// Analyze is the package's Analyze with the locks the schema implies
+// (foreign-key checks and cascades, updates of key columns, the functions
+// and triggers of the schema) added; a nil schema adds none. Results are
+// cached per schema and string, with the same rules as Analyze; Parse
+// drops the schema's.
+func (s *Schema) Analyze(sql string) *Analysis {
+	c := &cache
+	if s != nil {
+		c = &s.analyses
+	}
+	v, ok := c.Load(sql)
 	if !ok {
 		// Only a miss allocates an entry; LoadOrStore makes every
 		// concurrent caller share the first entry stored.
-		v, _ = cache.LoadOrStore(sql, new(cacheEntry))
+		v, _ = c.LoadOrStore(sql, new(cacheEntry))
 	}
 	e := v.(*cacheEntry)
 	e.once.Do(func() {
 		start := time.Now()
-		e.analysis = analyze(sql)
+		e.analysis = analyze(s, sql)
 		modelNanos.Add(int64(time.Since(start)))
 	})
 	return e.analysis
@@ -60,8 +77,8 @@ func ModelTime() time.Duration { return time.Duration(modelNanos.Load()) }
 // errNUL reports a SQL string that contains a NUL byte.
 var errNUL = errors.New("SQL text contains a NUL byte")
 
-// analyze is Analyze without the cache.
-func analyze(sql string) (a *Analysis) {
+// analyze is Schema.Analyze without the cache.
+func analyze(s *Schema, sql string) (a *Analysis) {
 	defer func() {
 		// The walker handles every node type it knows and skips the
 		// rest, but the parse tree is large and the input arbitrary:
@@ -85,7 +102,7 @@ func analyze(sql string) (a *Analysis) {
 	stmts := tree.GetStmts()
 	a = &Analysis{Statements: len(stmts)}
 	for i, raw := range stmts {
-		a.Effects = append(a.Effects, withSchema(i, raw.GetStmt(), statementEffects(i, raw.GetStmt()))...)
+		a.Effects = append(a.Effects, withSchema(s, i, raw.GetStmt(), statementEffects(s, i, raw.GetStmt()))...)
 	}
 	return a
 }

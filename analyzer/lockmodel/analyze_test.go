@@ -403,7 +403,7 @@ func TestAnalyzeCache(t *testing.T) {
 	if Analyze(sql) != first {
 		t.Fatal("Analyze returned a new *Analysis for the same string")
 	}
-	if analyze(sql) == first {
+	if analyze(nil, sql) == first {
 		t.Fatal("analyze must not use the cache")
 	}
 	// Concurrent first calls for a new string share one result.
@@ -426,7 +426,7 @@ func FuzzAnalyze(f *testing.F) {
 		f.Add(tt.sql)
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
-		a := analyze(sql)
+		a := analyze(nil, sql)
 		if a.Err != nil && len(a.Effects) != 0 {
 			t.Fatalf("error %v with %d effects", a.Err, len(a.Effects))
 		}
@@ -475,7 +475,7 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.Run("uncached", func(b *testing.B) {
 		for b.Loop() {
 			for _, sql := range benchSQL {
-				analyze(sql)
+				analyze(nil, sql)
 			}
 		}
 	})

@@ -33,7 +33,7 @@ func BenchmarkMultiStatement(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("model/statements=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				a := analyze(sql) // uncached
+				a := analyze(nil, sql) // uncached
 				if a.Err != nil || a.Statements != n {
 					b.Fatalf("%d statements, %v", a.Statements, a.Err)
 				}

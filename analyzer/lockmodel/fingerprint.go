@@ -50,10 +50,16 @@ func (s Shape) Key() string {
 	return strings.Join(s.Kinds, ";") + " " + strings.Join(s.Tables, ",")
 }
 
-// ShapeOf parses sql and returns its shape. Unlike Analyze it does not
-// cache: a server log holds any number of distinct statements.
+// ShapeOf parses sql and returns its shape, with no schema. Unlike Analyze
+// it does not cache: a server log holds any number of distinct statements.
 func ShapeOf(sql string) (Shape, error) {
-	a := analyze(sql)
+	return (*Schema)(nil).ShapeOf(sql)
+}
+
+// ShapeOf is the package's ShapeOf with the locks the schema implies (nil:
+// none).
+func (s *Schema) ShapeOf(sql string) (Shape, error) {
+	a := analyze(s, sql)
 	if a.Err != nil {
 		return Shape{}, a.Err
 	}
@@ -64,22 +70,22 @@ func ShapeOf(sql string) (Shape, error) {
 	if err != nil {
 		return Shape{}, fmt.Errorf("parse SQL: %w", err)
 	}
-	var s Shape
+	var shape Shape
 	for _, raw := range tree.GetStmts() {
-		s.Kinds = append(s.Kinds, stmtKind(raw.GetStmt()))
+		shape.Kinds = append(shape.Kinds, stmtKind(raw.GetStmt()))
 	}
 	for _, e := range a.Effects {
 		if e.Kind != Acquire {
 			continue
 		}
-		s.Locks = append(s.Locks, e.Lock)
+		shape.Locks = append(shape.Locks, e.Lock)
 		if e.Lock.Table != "" {
-			s.Tables = append(s.Tables, e.Lock.Table)
+			shape.Tables = append(shape.Tables, e.Lock.Table)
 		}
 	}
-	slices.Sort(s.Tables)
-	s.Tables = slices.Compact(s.Tables)
-	return s, nil
+	slices.Sort(shape.Tables)
+	shape.Tables = slices.Compact(shape.Tables)
+	return shape, nil
 }
 
 // stmtKind names the kind of a top-level statement.

@@ -112,13 +112,11 @@ func TestCompositeKeyOneRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	UseSchema(s)
-	defer UseSchema(nil)
 	for sql, multi := range map[string]bool{
 		"UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2": false,
 		"UPDATE memberships SET role = $2 WHERE org_id = $1":                  true,
 	} {
-		for _, e := range Analyze(sql).Effects {
+		for _, e := range s.Analyze(sql).Effects {
 			if e.Lock.Kind == Row && e.Rows.Multi != multi {
 				t.Errorf("%s: Multi = %t, want %t (%s)", sql, e.Rows.Multi, multi, e.Rows.Why)
 			}

@@ -190,7 +190,7 @@ func (w *walker) selectStmt(sc *scope, s *pg_query.SelectStmt, inherited rowLock
 	w.nodes(sc, s.GetDistinctClause())
 	targets := len(w.others)
 	w.nodes(sc, s.GetTargetList())
-	pred := predicate{where: s.GetWhereClause(), sort: s.GetSortClause(), limit: s.GetLimitCount(), joined: relations(s.GetFromClause()) > 1}
+	pred := predicate{where: s.GetWhereClause(), sort: s.GetSortClause(), limit: s.GetLimitCount(), joined: relations(s.GetFromClause()) > 1, schema: w.schema}
 	w.perRowAdvisory(w.others[targets:], pred, s.GetFromClause())
 	w.node(sc, s.GetWhereClause())
 	w.nodes(sc, s.GetGroupClause())
@@ -222,7 +222,7 @@ func (w *walker) updateStmt(sc *scope, u *pg_query.UpdateStmt) {
 	}
 	w.nodes(sc, u.GetTargetList())
 	w.node(sc, u.GetWhereClause())
-	pred := predicate{where: u.GetWhereClause(), joined: len(u.GetFromClause()) > 0, keyList: joinsKeyList(u.GetFromClause())}
+	pred := predicate{where: u.GetWhereClause(), joined: len(u.GetFromClause()) > 0, keyList: joinsKeyList(u.GetFromClause()), schema: w.schema}
 	w.addRow(target, ForNoKeyUpdate, verb, pred.rowSet(target, refName(u.GetRelation())))
 	w.nodes(sc, u.GetReturningList())
 }
@@ -239,7 +239,7 @@ func (w *walker) deleteStmt(sc *scope, d *pg_query.DeleteStmt) {
 		w.fromItem(sc, f, lv)
 	}
 	w.node(sc, d.GetWhereClause())
-	pred := predicate{where: d.GetWhereClause(), joined: len(d.GetUsingClause()) > 0, keyList: joinsKeyList(d.GetUsingClause())}
+	pred := predicate{where: d.GetWhereClause(), joined: len(d.GetUsingClause()) > 0, keyList: joinsKeyList(d.GetUsingClause()), schema: w.schema}
 	w.addRow(target, ForUpdate, verb, pred.rowSet(target, refName(d.GetRelation())))
 	w.nodes(sc, d.GetReturningList())
 }

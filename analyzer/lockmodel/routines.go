@@ -311,7 +311,7 @@ func (s *Schema) analyseBody(r *Routine, args []string, depth int, where string)
 		}
 		for _, raw := range tree.GetStmts() {
 			n := raw.GetStmt()
-			for _, e := range withSchemaAt(stmt, n, statementEffectsAt(stmt, n, depth), depth) {
+			for _, e := range withSchemaAt(s, stmt, n, statementEffectsAt(s, stmt, n, depth), depth) {
 				switch e.Kind {
 				case Acquire, Unlock, UnlockAll:
 				default:
@@ -458,8 +458,7 @@ var orReplaceRE = regexp.MustCompile(`(?i)^CREATE\s+(FUNCTION|PROCEDURE|TRIGGER)
 // dependencies first, as CREATE OR REPLACE so that they can be run on a
 // database that has them already. Reproducers run them before the
 // sessions.
-func Definitions(sql string) []string {
-	s := current.Load()
+func (s *Schema) Definitions(sql string) []string {
 	if s == nil || len(s.routines) == 0 {
 		return nil
 	}

@@ -39,9 +39,9 @@ CREATE TRIGGER t_tally AFTER INSERT ON refunds REFERENCING NEW TABLE AS new_rows
 
 // effectsText renders the acquisitions of sql as "kind table mode wait
 // verb" lines.
-func effectsText(sql string) string {
+func effectsText(s *Schema, sql string) string {
 	var lines []string
-	for _, e := range Analyze(sql).Effects {
+	for _, e := range s.Analyze(sql).Effects {
 		if e.Kind != Acquire {
 			continue
 		}
@@ -59,8 +59,6 @@ func TestRoutineEffects(t *testing.T) {
 	if err := s.Parse(routineSchema); err != nil {
 		t.Fatal(err)
 	}
-	UseSchema(s)
-	defer UseSchema(nil)
 	claim := strings.Join([]string{
 		"advisory advisory exclusive block | pg_advisory_xact_lock in claim()",
 		"table jobs ACCESS SHARE block | SELECT in claim()",
@@ -91,20 +89,20 @@ func TestRoutineEffects(t *testing.T) {
 			"table totals ROW EXCLUSIVE block | UPDATE in trigger t_tally on refunds\n" +
 			"row totals FOR NO KEY UPDATE block | UPDATE in trigger t_tally on refunds"},
 	} {
-		if got := effectsText(tc.sql); got != tc.want {
+		if got := effectsText(s, tc.sql); got != tc.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", tc.sql, got, tc.want)
 		}
 	}
 	// Recursion is cut after maxRoutineDepth calls.
-	if n := strings.Count(effectsText("SELECT forever(1)"), "row loops"); n != maxRoutineDepth {
+	if n := strings.Count(effectsText(s, "SELECT forever(1)"), "row loops"); n != maxRoutineDepth {
 		t.Errorf("forever: %d row locks, want %d", n, maxRoutineDepth)
 	}
 	// The reproducers' setup: dependencies first, as CREATE OR REPLACE.
-	defs := Definitions("SELECT claim($1)")
+	defs := s.Definitions("SELECT claim($1)")
 	if len(defs) != 2 || !strings.HasPrefix(defs[0], "CREATE OR REPLACE FUNCTION gate(int)") || !strings.HasPrefix(defs[1], "CREATE OR REPLACE FUNCTION claim(") {
 		t.Errorf("definitions of claim: %q", defs)
 	}
-	defs = Definitions("INSERT INTO payments (account_id, amount) VALUES ($1, 1)")
+	defs = s.Definitions("INSERT INTO payments (account_id, amount) VALUES ($1, 1)")
 	if len(defs) != 2 || !strings.HasPrefix(defs[0], "CREATE OR REPLACE FUNCTION bump()") || !strings.HasPrefix(defs[1], "CREATE OR REPLACE TRIGGER t_bump") {
 		t.Errorf("definitions of the insert: %q", defs)
 	}
@@ -112,11 +110,10 @@ func TestRoutineEffects(t *testing.T) {
 	if err := s.Parse("DROP TRIGGER t_bump ON payments; DROP FUNCTION claim(bigint);"); err != nil {
 		t.Fatal(err)
 	}
-	UseSchema(s)
-	if got := effectsText("SELECT claim($1)"); got != "" {
+	if got := effectsText(s, "SELECT claim($1)"); got != "" {
 		t.Errorf("dropped function still takes locks:\n%s", got)
 	}
-	if got := effectsText("INSERT INTO payments (account_id, amount) VALUES ($1, 1)"); got != "table payments ROW EXCLUSIVE block | INSERT" {
+	if got := effectsText(s, "INSERT INTO payments (account_id, amount) VALUES ($1, 1)"); got != "table payments ROW EXCLUSIVE block | INSERT" {
 		t.Errorf("dropped trigger still fires:\n%s", got)
 	}
 }
@@ -133,8 +130,6 @@ CREATE FUNCTION lock_key(bigint) RETURNS void LANGUAGE sql AS 'SELECT pg_advisor
 `); err != nil {
 		t.Fatal(err)
 	}
-	UseSchema(s)
-	defer UseSchema(nil)
 	for sql, want := range map[string][]KeyPart{
 		"SELECT lock_tenant(3, $2)":        {{Const: "3"}, {Param: 2}},
 		"SELECT lock_key($3)":              {{Param: 3}},
@@ -143,7 +138,7 @@ CREATE FUNCTION lock_key(bigint) RETURNS void LANGUAGE sql AS 'SELECT pg_advisor
 		"SELECT 1 FROM t WHERE lock_key()": {{}},
 	} {
 		var got []KeyPart
-		for _, e := range Analyze(sql).Effects {
+		for _, e := range s.Analyze(sql).Effects {
 			if e.Kind == Acquire && e.Lock.Kind == Advisory {
 				got = e.Lock.Key.Parts
 			}

@@ -136,6 +136,9 @@ type predicate struct {
 	// (FROM (VALUES ...) v, FROM unnest($1) k): the rows come in the
 	// list's order, which each caller chooses.
 	keyList bool
+	// schema is the statement's schema (nil: none), which decides the
+	// table's key columns.
+	schema *Schema
 }
 
 // rowSet computes the RowSet of the rows of table (referred to as ref in the
@@ -152,8 +155,7 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	constSet := false
 	// A schema that knows the table decides which columns are keys; the
 	// naming convention stands in for it otherwise.
-	schema := current.Load()
-	known := schema.lookup(table) != nil
+	known := p.schema.lookup(table) != nil
 	for _, c := range conj {
 		col, param, kind := comparison(c, ref, p.joined)
 		switch kind {
@@ -191,11 +193,11 @@ func (p predicate) rowSet(table, ref string) RowSet {
 		}
 	}
 	rs.EqParams = strings.Join(byParam, ",")
-	if known && schema.IsSingleRow(table, eq) {
+	if known && p.schema.IsSingleRow(table, eq) {
 		// The equalities cover a primary key or unique constraint; name
 		// the key by its first column for messages and keys.
 		for _, col := range eq {
-			if schema.IsKeyColumn(table, col) {
+			if p.schema.IsKeyColumn(table, col) {
 				rs.KeyColumn, rs.KeyParam = col, firstParam[col]
 				break
 			}

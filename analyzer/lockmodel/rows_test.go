@@ -143,8 +143,7 @@ func TestIsKeyColumn(t *testing.T) {
 // TestRowSetsWithSchema checks that a schema decides which equalities pick
 // one row: its keys replace the naming convention for the tables it knows.
 func TestRowSetsWithSchema(t *testing.T) {
-	UseSchema(loadTestSchema(t))
-	t.Cleanup(func() { UseSchema(nil) })
+	schema := loadTestSchema(t)
 	tests := []struct {
 		sql  string
 		want []string
@@ -160,7 +159,7 @@ func TestRowSetsWithSchema(t *testing.T) {
 		{"SELECT * FROM accounts WHERE account_id = $1 FOR UPDATE", []string{"accounts one key=account_id/$1"}},
 	}
 	for _, tt := range tests {
-		a := Analyze(tt.sql)
+		a := schema.Analyze(tt.sql)
 		if a.Err != nil {
 			t.Errorf("Analyze(%q): %v", tt.sql, a.Err)
 			continue

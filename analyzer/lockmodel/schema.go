@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
@@ -35,6 +34,9 @@ type Schema struct {
 	// bodies caches the effects of routine bodies by call shape (see
 	// bodyEffects); a schema changed by Parse starts a new cache.
 	bodies sync.Map
+	// analyses caches Analyze with this schema, by SQL string (see
+	// cache); a schema changed by Parse starts a new cache.
+	analyses sync.Map
 }
 
 // schemaTable is one table of a Schema.
@@ -138,6 +140,7 @@ func NewSchema() *Schema {
 // (psql meta-commands); such text is an error.
 func (s *Schema) Parse(sql string) error {
 	s.bodies.Clear()
+	s.analyses.Clear()
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		return fmt.Errorf("parse: %w", err)
@@ -394,29 +397,24 @@ func subset(small, big []string) bool {
 	return true
 }
 
-// current is the schema Analyze applies; nil for none.
-var current atomic.Pointer[Schema]
-
-// UseSchema makes Analyze take the schema's implicit locks into account
-// from now on (nil: none). Analyses cached before are dropped. It is meant
-// to be called once, when the analyzer's -schema flag is set.
-func UseSchema(s *Schema) {
-	current.Store(s)
-	cache.Clear()
-}
-
-// CurrentSchema returns the schema set by UseSchema, or nil.
-func CurrentSchema() *Schema { return current.Load() }
-
-// SchemaFlag is a flag.Value that loads the schema the flag names and makes
-// Analyze use it: a .sql file or directory of migrations; "none" for no
-// schema; or "auto=DIR" (several directories joined by the OS's path-list
-// separator) to discover the migrations of the modules rooted there
-// (DiscoverSchema).
+// SchemaFlag is a flag.Value that loads the schema the flag names, for its
+// holder to pass to Schema.Analyze: a .sql file or directory of migrations;
+// "none" for no schema; or "auto=DIR" (several directories joined by the
+// OS's path-list separator) to discover the migrations of the modules
+// rooted there (DiscoverSchema).
 type SchemaFlag struct {
 	path    string
+	schema  *Schema
 	sources []SchemaSource
 	files   []string
+}
+
+// Schema returns the schema the flag loaded, or nil for none.
+func (f *SchemaFlag) Schema() *Schema {
+	if f == nil {
+		return nil
+	}
+	return f.schema
 }
 
 // String returns the flag's value.
@@ -429,10 +427,9 @@ func (f *SchemaFlag) String() string {
 
 // Set loads the schema the value names; an empty value unsets it.
 func (f *SchemaFlag) Set(value string) error {
-	f.path, f.sources, f.files = value, nil, nil
+	f.path, f.schema, f.sources, f.files = value, nil, nil, nil
 	switch {
 	case value == "" || value == "none":
-		UseSchema(nil)
 		return nil
 	case strings.HasPrefix(value, "auto="):
 		roots := filepath.SplitList(strings.TrimPrefix(value, "auto="))
@@ -449,7 +446,7 @@ func (f *SchemaFlag) Set(value string) error {
 				}
 			}
 		}
-		UseSchema(s)
+		f.schema = s
 		return nil
 	}
 	s, sources, err := loadSchemaFiles(value)
@@ -460,7 +457,7 @@ func (f *SchemaFlag) Set(value string) error {
 	for _, src := range sources {
 		f.files = append(f.files, src.File)
 	}
-	UseSchema(s)
+	f.schema = s
 	return nil
 }
 

@@ -12,17 +12,16 @@ import (
 const maxCascade = 8
 
 // withSchema adds to the effects of one statement the locks that the
-// current schema implies (see Schema): it runs after statementEffects, on
-// the same parse tree, so that without a schema nothing changes.
-func withSchema(stmt int, n *pg_query.Node, effs []Effect) []Effect {
-	return withSchemaAt(stmt, n, effs, 0)
+// schema s implies (see Schema): it runs after statementEffects, on the
+// same parse tree, so that without a schema nothing changes.
+func withSchema(s *Schema, stmt int, n *pg_query.Node, effs []Effect) []Effect {
+	return withSchemaAt(s, stmt, n, effs, 0)
 }
 
 // withSchemaAt is withSchema for a statement run depth calls deep inside
 // the schema's functions and triggers; it adds the locks of the triggers
 // the statement fires.
-func withSchemaAt(stmt int, n *pg_query.Node, effs []Effect, depth int) []Effect {
-	s := current.Load()
+func withSchemaAt(s *Schema, stmt int, n *pg_query.Node, effs []Effect, depth int) []Effect {
 	if s == nil {
 		return effs
 	}

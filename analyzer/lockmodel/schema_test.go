@@ -91,8 +91,7 @@ func TestSchemaKeys(t *testing.T) {
 
 // TestSchemaEffects checks the locks a schema adds (pg-lock-facts §4, §5).
 func TestSchemaEffects(t *testing.T) {
-	UseSchema(loadTestSchema(t))
-	t.Cleanup(func() { UseSchema(nil) })
+	schema := loadTestSchema(t)
 	for _, tc := range []struct {
 		sql  string
 		want []string
@@ -122,7 +121,7 @@ func TestSchemaEffects(t *testing.T) {
 			[]string{"table order_items ROW EXCLUSIVE", "row order_items FOR UPDATE", "table parcels ROW EXCLUSIVE", "row parcels FOR UPDATE"}},
 	} {
 		var got []string
-		for _, e := range Analyze(tc.sql).Effects {
+		for _, e := range schema.Analyze(tc.sql).Effects {
 			got = append(got, render(e))
 		}
 		if !slices.Equal(got, tc.want) {
@@ -130,7 +129,6 @@ func TestSchemaEffects(t *testing.T) {
 		}
 	}
 	// Without the schema, nothing is added.
-	UseSchema(nil)
 	if got := len(Analyze("INSERT INTO orders (id, customer_id) VALUES ($1, $2)").Effects); got != 1 {
 		t.Errorf("without a schema: %d effects, want 1", got)
 	}

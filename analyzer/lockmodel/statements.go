@@ -7,14 +7,14 @@ import (
 // statementEffects returns the effects of the raw statement with index stmt.
 // Statements that take no lock the model cares about (SET, SHOW, CREATE
 // TABLE, ...) have none.
-func statementEffects(stmt int, n *pg_query.Node) []Effect {
-	return statementEffectsAt(stmt, n, 0)
+func statementEffects(s *Schema, stmt int, n *pg_query.Node) []Effect {
+	return statementEffectsAt(s, stmt, n, 0)
 }
 
 // statementEffectsAt is statementEffects for a statement run depth calls
 // deep inside the database's own functions and triggers.
-func statementEffectsAt(stmt int, n *pg_query.Node, depth int) []Effect {
-	w := &walker{stmt: stmt, tries: tryPlaces(n.GetSelectStmt()), depth: depth}
+func statementEffectsAt(schema *Schema, stmt int, n *pg_query.Node, depth int) []Effect {
+	w := &walker{stmt: stmt, tries: tryPlaces(n.GetSelectStmt()), depth: depth, schema: schema}
 	switch s := n.GetNode().(type) {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt,
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt, *pg_query.Node_CallStmt:

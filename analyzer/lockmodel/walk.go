@@ -24,6 +24,10 @@ type walker struct {
 	// depth is how many calls of the schema's functions and triggers deep
 	// the statement runs (see routines.go).
 	depth int
+	// schema is the schema the statement runs against (nil: none
+	// known), for the rows its keys single out and the functions it
+	// calls.
+	schema *Schema
 }
 
 // effects returns the statement's effects: table locks first, then the rest.

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
@@ -35,6 +36,17 @@ type Env struct {
 	// Strings, if set, returns the constant elements a []string variable
 	// of another package is initialised with (a column list).
 	Strings func(v *types.Var) ([]string, bool)
+	// Schema is the database schema the package's SQL runs against, from
+	// its module's configuration or the schema flag (nil: none known):
+	// the lock model adds the locks it implies (foreign keys, key
+	// columns, functions and triggers). It is the Env's, not the lock
+	// model's, so that packages of differently configured modules can be
+	// analysed in one process.
+	Schema *lockmodel.Schema
+	// Rules are the user-declared sinks and transaction runners (nil:
+	// none), which decide, with the models of the database APIs, which
+	// values are handles and which calls run SQL.
+	Rules *sqlsite.Rules
 }
 
 // Leak is a session advisory lock taken on a pool: the unlock may run on

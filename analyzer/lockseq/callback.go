@@ -58,7 +58,7 @@ func (fa *fnAnalysis) runs(c *ssa.CallCommon, fn ssa.Value) bool {
 	if c.Value == fn {
 		return false // called right here, not handed on
 	}
-	if op := sqlsite.Classify(c); op.Kind == sqlsite.BeginFunc {
+	if op := fa.a.env.Rules.Classify(c); op.Kind == sqlsite.BeginFunc {
 		return op.Func >= 0 && op.Func < len(op.Args) && op.Args[op.Func] == fn
 	}
 	arg := -1

@@ -60,7 +60,7 @@ func (fa *fnAnalysis) ctxCall(c *ssa.Call, path []string, depth int) (Handle, bo
 		case *ssa.ChangeInterface: // pgx.Tx to any
 			val = x.X
 		}
-		if sqlsite.KindOf(val.Type()) != sqlsite.NotHandle {
+		if fa.a.env.Rules.KindOf(val.Type()) != sqlsite.NotHandle {
 			return fa.resolve(val, path[1:], depth+1), true
 		}
 		return fa.resolve(args[0], path, depth+1), true

@@ -80,7 +80,7 @@ func (a *Analysis) implSummary(m impl) *Summary {
 // is that method's call; with several, each is a possible path and their
 // effects are joined.
 func (fa *fnAnalysis) dispatch(site ssa.Instruction, c *ssa.CallCommon, st *state) {
-	if sqlsite.KindOf(c.Value.Type()) != sqlsite.NotHandle {
+	if fa.a.env.Rules.KindOf(c.Value.Type()) != sqlsite.NotHandle {
 		return // a database handle's own method, modelled or not
 	}
 	impls := fa.a.implementations(fa.fn.Prog, c.Value.Type(), c.Method)
@@ -380,7 +380,7 @@ func (a *Analysis) interfacePaths(prog *ssa.Program, iface types.Type) [][]strin
 	if ok && it.NumMethods() > 0 {
 		seen := map[string]bool{}
 		addType := func(t types.Type) {
-			for _, p := range handlePaths(t) {
+			for _, p := range a.handlePaths(t) {
 				k := strings.Join(p, ".")
 				if !seen[k] && len(out) < maxIfacePaths && len(p) > 0 {
 					seen[k] = true
@@ -412,7 +412,7 @@ func (a *Analysis) interfacePaths(prog *ssa.Program, iface types.Type) [][]strin
 // first that returns one), in this function's terms.
 func (fa *fnAnalysis) invokeResult(c *ssa.Call, index int, path []string) (Handle, bool) {
 	cc := c.Common()
-	if sqlsite.KindOf(cc.Value.Type()) != sqlsite.NotHandle {
+	if fa.a.env.Rules.KindOf(cc.Value.Type()) != sqlsite.NotHandle {
 		return Handle{}, false
 	}
 	want := strings.Join(path, ".")
@@ -439,14 +439,14 @@ func (fa *fnAnalysis) invokeResult(c *ssa.Call, index int, path []string) (Handl
 // keeps the transaction (Repos{Accounts: &accountRepo{q: tx}} is
 // "Accounts.q").
 func (a *Analysis) valuePaths(prog *ssa.Program, t types.Type) [][]string {
-	out := handlePaths(t)
+	out := a.handlePaths(t)
 	s := structOf(t)
-	if s == nil || sqlsite.KindOf(t) != sqlsite.NotHandle {
+	if s == nil || a.env.Rules.KindOf(t) != sqlsite.NotHandle {
 		return out
 	}
 	for f := range s.Fields() {
 		ft := f.Type()
-		if !types.IsInterface(ft) || isContextType(ft) || sqlsite.KindOf(ft) != sqlsite.NotHandle || !OwnInterface(ft) {
+		if !types.IsInterface(ft) || isContextType(ft) || a.env.Rules.KindOf(ft) != sqlsite.NotHandle || !OwnInterface(ft) {
 			continue
 		}
 		for _, p := range a.interfacePaths(prog, ft) {

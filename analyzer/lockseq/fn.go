@@ -239,7 +239,7 @@ func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
 			if i == res.Len()-1 && (!isConst || !c.IsNil()) && !fa.passedOn(ret, v) {
 				return false
 			}
-		case isConst && c.IsNil() && !isContextType(t) && len(handlePaths(t)) > 0:
+		case isConst && c.IsNil() && !isContextType(t) && len(fa.a.handlePaths(t)) > 0:
 			return false
 		}
 	}
@@ -304,7 +304,7 @@ func (fa *fnAnalysis) defers() []*ssa.Defer {
 // call applies a call: a database operation, or a function whose summary
 // is known.
 func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
-	op := sqlsite.Classify(c)
+	op := fa.a.env.Rules.Classify(c)
 	switch op.Kind {
 	case sqlsite.Query:
 		fa.via = op.Via // the library call that ran a statement it built, if any
@@ -312,7 +312,7 @@ func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 		fa.query(site, fa.queryHandle(op), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
 		fa.via, fa.builtKeys = "", nil
 	case sqlsite.Commit, sqlsite.Rollback:
-		if !isSavepoint(op.Recv) {
+		if !fa.a.isSavepoint(op.Recv) {
 			fa.endTx(fa.handleOf(op.Recv), st)
 		}
 	case sqlsite.Release:
@@ -619,7 +619,7 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 		return nil
 	}
 	paths := fa.a.valuePaths(fa.fn.Prog, t)
-	if types.IsInterface(t) && !isContextType(t) && sqlsite.KindOf(t) == sqlsite.NotHandle && OwnInterface(t) {
+	if types.IsInterface(t) && !isContextType(t) && fa.a.env.Rules.KindOf(t) == sqlsite.NotHandle && OwnInterface(t) {
 		// A value of an interface type carries the handles of its
 		// dynamic value: repos{tx: tx} handed to a callback as a
 		// Repos, returned as a Store; when the value is not made here
@@ -636,7 +636,7 @@ func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
 	for _, p := range paths {
 		h := fa.normalise(fa.resolve(v, p, 0))
 		if h.Kind == sqlsite.NotHandle {
-			h.Kind = kindAt(t, p)
+			h.Kind = fa.a.kindAt(t, p)
 		}
 		if escapes(h.Ref) || h.Ref.local() {
 			out = append(out, Flow{Result: index, Path: strings.Join(p, "."), Handle: h})
@@ -871,7 +871,7 @@ func funcSource(v ssa.Value) ssa.Value {
 // not the transaction: its locks stay held until the outer transaction ends
 // (after ROLLBACK TO SAVEPOINT PostgreSQL does release the savepoint's own
 // locks; keeping them is the cautious reading).
-func isSavepoint(v ssa.Value) bool {
+func (a *Analysis) isSavepoint(v ssa.Value) bool {
 	for range 4 {
 		switch x := v.(type) {
 		case *ssa.MakeInterface:
@@ -884,7 +884,7 @@ func isSavepoint(v ssa.Value) bool {
 			v = x.Tuple
 			continue
 		case *ssa.Call:
-			op := sqlsite.Classify(x.Common())
+			op := a.env.Rules.Classify(x.Common())
 			return op.Kind == sqlsite.Begin && op.RecvKind == sqlsite.Tx
 		}
 		return false

@@ -18,7 +18,7 @@ const maxPath = 2
 // path still to follow from v (outermost first).
 func (fa *fnAnalysis) handleOf(v ssa.Value) Handle {
 	h := fa.resolve(v, nil, 0)
-	if k := sqlsite.KindOf(v.Type()); k != sqlsite.NotHandle && (h.Kind == sqlsite.NotHandle || h.Kind == sqlsite.Maybe && k != sqlsite.Maybe) {
+	if k := fa.a.env.Rules.KindOf(v.Type()); k != sqlsite.NotHandle && (h.Kind == sqlsite.NotHandle || h.Kind == sqlsite.Maybe && k != sqlsite.Maybe) {
 		h.Kind = k
 	}
 	return fa.normalise(h)
@@ -51,13 +51,13 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 	case *ssa.Parameter:
 		for i, p := range fa.fn.Params {
 			if p == v {
-				return Handle{Ref: withPath(fmt.Sprintf("p%d", i), path), Kind: kindAt(v.Type(), path)}
+				return Handle{Ref: withPath(fmt.Sprintf("p%d", i), path), Kind: fa.a.kindAt(v.Type(), path)}
 			}
 		}
 	case *ssa.FreeVar:
 		for i, p := range fa.fn.FreeVars {
 			if p == v {
-				return Handle{Ref: withPath(fmt.Sprintf("p%d", len(fa.fn.Params)+i), path), Kind: kindAt(v.Type(), path)}
+				return Handle{Ref: withPath(fmt.Sprintf("p%d", len(fa.fn.Params)+i), path), Kind: fa.a.kindAt(v.Type(), path)}
 			}
 		}
 	case *ssa.UnOp:
@@ -66,7 +66,7 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 			case *ssa.FieldAddr:
 				return fa.resolve(x.X, prepend([]string{fieldName(x.X.Type(), x.Field)}, path), depth+1)
 			case *ssa.Global:
-				return Handle{Ref: withPath("g:"+x.Pkg.Pkg.Path()+"."+x.Name(), path), Kind: kindAt(v.Type(), path)}
+				return Handle{Ref: withPath("g:"+x.Pkg.Pkg.Path()+"."+x.Name(), path), Kind: fa.a.kindAt(v.Type(), path)}
 			case *ssa.Alloc:
 				if st := onlyStore(x, nil); st != nil {
 					return fa.resolve(st.Val, path, depth+1)
@@ -185,7 +185,7 @@ func choosePhi(alts []Handle) (Handle, bool) {
 
 // callResult resolves result index of call c, at field path.
 func (fa *fnAnalysis) callResult(c *ssa.Call, index int, path []string) Handle {
-	op := sqlsite.Classify(c.Common())
+	op := fa.a.env.Rules.Classify(c.Common())
 	if index == 0 && len(path) == 0 {
 		switch op.Kind {
 		case sqlsite.Begin:
@@ -312,7 +312,7 @@ func (fa *fnAnalysis) localHandle(v ssa.Value, path []string) Handle {
 	if len(path) > 0 {
 		r = withPath(string(r), path)
 	}
-	return Handle{Ref: r, Kind: kindAt(v.Type(), path)}
+	return Handle{Ref: r, Kind: fa.a.kindAt(v.Type(), path)}
 }
 
 func (fa *fnAnalysis) localRef(v ssa.Value) Ref {
@@ -336,7 +336,7 @@ func (fa *fnAnalysis) instrID(instr ssa.Instruction) int {
 
 // kindAt returns the handle kind of the value reached from a value of type t
 // by following the field path.
-func kindAt(t types.Type, path []string) sqlsite.HandleKind {
+func (a *Analysis) kindAt(t types.Type, path []string) sqlsite.HandleKind {
 	if isContextType(t) && ctxPath(path) {
 		return sqlsite.Maybe // whatever handle the context carries
 	}
@@ -346,7 +346,7 @@ func kindAt(t types.Type, path []string) sqlsite.HandleKind {
 			return sqlsite.NotHandle
 		}
 	}
-	return sqlsite.KindOf(t)
+	return a.env.Rules.KindOf(t)
 }
 
 // structOf returns the struct type of t, through pointers and names.
@@ -381,20 +381,20 @@ func fieldName(t types.Type, i int) string {
 
 // handleFields lists the field paths (up to maxPath deep) of a value of type
 // t that hold database handles.
-func handleFields(t types.Type, depth int) [][]string {
+func (a *Analysis) handleFields(t types.Type, depth int) [][]string {
 	var out [][]string
 	s := structOf(t)
-	if s == nil || depth >= maxPath || sqlsite.KindOf(t) != sqlsite.NotHandle {
+	if s == nil || depth >= maxPath || a.env.Rules.KindOf(t) != sqlsite.NotHandle {
 		// A handle is opaque: the driver's own fields are no business
 		// of the analysis.
 		return nil
 	}
 	for f := range s.Fields() {
-		if sqlsite.KindOf(f.Type()) != sqlsite.NotHandle {
+		if a.env.Rules.KindOf(f.Type()) != sqlsite.NotHandle {
 			out = append(out, []string{f.Name()})
 			continue
 		}
-		for _, sub := range handleFields(f.Type(), depth+1) {
+		for _, sub := range a.handleFields(f.Type(), depth+1) {
 			out = append(out, prepend([]string{f.Name()}, sub))
 		}
 	}
@@ -403,14 +403,14 @@ func handleFields(t types.Type, depth int) [][]string {
 
 // handlePaths lists the paths at which a value of type t holds a handle:
 // the value itself when it is one, else its handle fields.
-func handlePaths(t types.Type) [][]string {
-	if sqlsite.KindOf(t) != sqlsite.NotHandle {
+func (a *Analysis) handlePaths(t types.Type) [][]string {
+	if a.env.Rules.KindOf(t) != sqlsite.NotHandle {
 		return [][]string{nil}
 	}
 	if isContextType(t) {
 		return [][]string{{ctxTx}}
 	}
-	return handleFields(t, 0)
+	return a.handleFields(t, 0)
 }
 
 // elementStore returns the single store into the element of a slice or

@@ -119,7 +119,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 		if fa.a.skipSQL(fa.position(site.Pos()), text) {
 			continue
 		}
-		an := lockmodel.Analyze(text)
+		an := fa.a.env.Schema.Analyze(text)
 		if an.Err != nil {
 			fa.a.skip(Skip{Reason: SkipUnparsable, Posn: fa.position(site.Pos()), Detail: an.Err.Error()})
 			continue
@@ -677,7 +677,7 @@ func (fa *fnAnalysis) sendBatch(site ssa.Instruction, h Handle, batch ssa.Value,
 			if !ok {
 				continue
 			}
-			op := sqlsite.Classify(call.Common())
+			op := fa.a.env.Rules.Classify(call.Common())
 			if op.Kind != sqlsite.Queue || batchRoot(op.Recv) != root {
 				continue
 			}
@@ -744,7 +744,7 @@ func (fa *fnAnalysis) preparedStmt(v ssa.Value) (Handle, ssa.Value, bool) {
 	if call == nil {
 		return Handle{}, nil, false
 	}
-	op := sqlsite.Classify(call.Common())
+	op := fa.a.env.Rules.Classify(call.Common())
 	switch op.Kind {
 	case sqlsite.Prepare:
 		if op.Query < 0 {

@@ -164,12 +164,8 @@ func runPair(a, b *pgx.Conn, w int, p pair) (blocked bool, err error) {
 	return false, fmt.Errorf("session B: %w", err)
 }
 
-// strongestMode returns the strongest explicit or row lock of kind k that
-// lockmodel finds in sql on table m (or ta_1), or the advisory lock, or 0.
-func strongestMode(sql string, k lockmodel.Kind) lockmodel.Mode {
-	return strongestModeOf(lockmodel.Analyze(sql), k)
-}
-
+// strongestModeOf returns the strongest explicit or row lock of kind k of
+// an analysis on table m (or ta_1), or the advisory lock, or 0.
 func strongestModeOf(a *lockmodel.Analysis, k lockmodel.Kind) lockmodel.Mode {
 	var best lockmodel.Mode
 	for _, e := range a.Effects {
@@ -231,9 +227,9 @@ func TestMatrixStatementsModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, withSchema := range []bool{false, true} {
+		var sc *lockmodel.Schema
 		if withSchema {
-			lockmodel.UseSchema(schema)
-			t.Cleanup(func() { lockmodel.UseSchema(nil) })
+			sc = schema
 		}
 		for _, p := range matrixPairs() {
 			for _, s := range []lockStmt{p.held, p.requested} {
@@ -241,7 +237,7 @@ func TestMatrixStatementsModel(t *testing.T) {
 					continue
 				}
 				sql := fmt.Sprintf(s.sql, 1)
-				if got := strongestMode(sql, s.mode.Kind()); got != s.mode {
+				if got := strongestModeOf(sc.Analyze(sql), s.mode.Kind()); got != s.mode {
 					t.Errorf("lockmodel (schema %t) reads %q as %v, want %v", withSchema, sql, got, s.mode)
 				}
 			}

@@ -115,9 +115,10 @@ type Script struct {
 	Setup []string
 }
 
-// Build returns the reproducer of a cycle. relFile shortens file names for
-// display (nil keeps them).
-func Build(c *lockgraph.Cycle, relFile func(string) string) *Script {
+// Build returns the reproducer of a cycle found with schema (nil: none),
+// whose functions and triggers the statements may run. relFile shortens
+// file names for display (nil keeps them).
+func Build(c *lockgraph.Cycle, schema *lockmodel.Schema, relFile func(string) string) *Script {
 	rel := func(p token.Position) string {
 		if relFile != nil && p.IsValid() {
 			p.Filename = relFile(p.Filename)
@@ -158,7 +159,7 @@ func Build(c *lockgraph.Cycle, relFile func(string) string) *Script {
 			}
 			return keys[class]
 		}
-		return placeholders(sql, prefix, advisoryArgs(sql, class), lockmodel.ParamColumnsOf(sql), func(name, param string) {
+		return placeholders(sql, prefix, advisoryArgs(schema, sql, class), lockmodel.ParamColumnsOf(sql), func(name, param string) {
 			if _, ok := vars[name]; !ok {
 				// "parameter 1", not "$1": the note is expanded by the
 				// shell in the script's guard.
@@ -190,7 +191,7 @@ func Build(c *lockgraph.Cycle, relFile func(string) string) *Script {
 		}
 		for _, q := range []string{heldSQL, wantSQL} {
 			// The schema's functions and triggers the statements run.
-			for _, def := range lockmodel.Definitions(q) {
+			for _, def := range schema.Definitions(q) {
 				if !slices.Contains(sc.Setup, def) {
 					sc.Setup = append(sc.Setup, def)
 				}
@@ -208,7 +209,7 @@ func Build(c *lockgraph.Cycle, relFile func(string) string) *Script {
 			// One SQL string takes both locks: replay its statements one
 			// by one where it has several; a single statement that takes
 			// both can only be replayed whole.
-			holdStmts, waitStmt = splitAt(heldSQL, e.Held, e.Wanted)
+			holdStmts, waitStmt = splitAt(schema, heldSQL, e.Held, e.Wanted)
 		} else if heldSQL != "" {
 			holdStmts = []string{heldSQL}
 		}
@@ -263,18 +264,18 @@ func last(path []lockgraph.Frame) lockgraph.Frame {
 // splitAt splits a multi-statement string into the statements up to the one
 // that takes held and the one that then waits for wanted. When one
 // statement takes both, it is returned as the waiting statement alone.
-func splitAt(sql string, held, wanted lockgraph.Lock) (hold []string, wait string) {
+func splitAt(schema *lockmodel.Schema, sql string, held, wanted lockgraph.Lock) (hold []string, wait string) {
 	stmts, err := lockmodel.Split(sql)
 	if err != nil || len(stmts) < 2 {
 		return nil, sql
 	}
 	h := -1
 	for i, q := range stmts {
-		if h < 0 && takes(q, held.Class) {
+		if h < 0 && takes(schema, q, held.Class) {
 			h = i
 			continue
 		}
-		if h >= 0 && takes(q, wanted.Class) {
+		if h >= 0 && takes(schema, q, wanted.Class) {
 			return stmts[:h+1], strings.Join(stmts[h+1:i+1], "; ")
 		}
 	}
@@ -283,8 +284,8 @@ func splitAt(sql string, held, wanted lockgraph.Lock) (hold []string, wait strin
 
 // takes reports whether a statement requests a lock of class (row or table
 // classes; any advisory lock for an advisory class).
-func takes(sql string, class lockgraph.Class) bool {
-	for _, e := range lockmodel.Analyze(sql).Effects {
+func takes(schema *lockmodel.Schema, sql string, class lockgraph.Class) bool {
+	for _, e := range schema.Analyze(sql).Effects {
 		if e.Kind != lockmodel.Acquire {
 			continue
 		}
@@ -376,13 +377,13 @@ func Bind(sql string, values map[string]string) string {
 // reproducer must lock that very key, not one the user picks. The parts of a
 // key shape known only at run time ("(7, <?>)") are left to the script's
 // variables.
-func advisoryArgs(sql string, class lockgraph.Class) map[string]string {
+func advisoryArgs(schema *lockmodel.Schema, sql string, class lockgraph.Class) map[string]string {
 	inner, ok := strings.CutPrefix(class.Name, "(")
 	if class.Kind != lockgraph.AdvisoryKey || strings.Contains(class.Name, "?p") || !ok || !strings.HasSuffix(inner, ")") {
 		return nil
 	}
 	parts := splitTop(strings.TrimSuffix(inner, ")"))
-	for _, e := range lockmodel.Analyze(sql).Effects {
+	for _, e := range schema.Analyze(sql).Effects {
 		if e.Lock.Kind != lockmodel.Advisory || len(e.Lock.Key.Parts) != len(parts) {
 			continue
 		}

@@ -117,7 +117,7 @@ func TestRenderGolden(t *testing.T) {
 	for name, c := range cycles() {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := repro.Render(&buf, 1, repro.Build(c, rel)); err != nil {
+			if err := repro.Render(&buf, 1, repro.Build(c, nil, rel)); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", name+".golden")
@@ -158,7 +158,7 @@ func TestBuild(t *testing.T) {
 		{"advisory_params", repro.Deadlock, 2, []int{0, 1}, []int{1, 1}, 0},
 		{"missing_sql", repro.Deadlock, 2, []int{0, 1}, []int{0, 1}, 1},
 	} {
-		sc = repro.Build(cs[tc.name], rel)
+		sc = repro.Build(cs[tc.name], nil, rel)
 		if sc.Expect != tc.expect || len(sc.Sessions) != tc.sessions || len(sc.Missing) != tc.missing {
 			t.Errorf("%s: expect %v, %d sessions, %d missing; want %v, %d, %d", tc.name, sc.Expect, len(sc.Sessions), len(sc.Missing), tc.expect, tc.sessions, tc.missing)
 			continue
@@ -174,7 +174,7 @@ func TestBuild(t *testing.T) {
 	}
 	// Advisory keys the Go code binds are replayed as they are; only an
 	// unknown key becomes a placeholder.
-	sc = repro.Build(cs["advisory_params"], rel)
+	sc = repro.Build(cs["advisory_params"], nil, rel)
 	if got := sc.Sessions[0].Hold[0].SQL; got != "SELECT pg_advisory_xact_lock(42)" {
 		t.Errorf("advisory_params: hold step %q", got)
 	}
@@ -185,7 +185,7 @@ func TestBuild(t *testing.T) {
 		t.Errorf("advisory_params: wait step %q", got)
 	}
 	// The two statements of one string are replayed apart.
-	sc = repro.Build(cs["multi_statement"], rel)
+	sc = repro.Build(cs["multi_statement"], nil, rel)
 	if got := sc.Sessions[0].Hold[0].SQL; got != "SELECT id FROM journals WHERE id = 1 FOR UPDATE" {
 		t.Errorf("multi_statement: hold step %q", got)
 	}
@@ -256,7 +256,7 @@ func TestVerdict(t *testing.T) {
 		{"session_advisory", deadlock, timeout, 3, "reproduced: yes (deadlock detected (40P01), then a wait for the session advisory lock ended by lock_timeout (55P03))"},
 	} {
 		t.Run(tc.cycle, func(t *testing.T) {
-			sc := repro.Build(cycles()[tc.cycle], rel)
+			sc := repro.Build(cycles()[tc.cycle], nil, rel)
 			var script bytes.Buffer
 			if err := repro.Render(&script, 1, sc); err != nil {
 				t.Fatal(err)

@@ -58,15 +58,15 @@ func isBeegoLink(fn *types.Func) bool {
 }
 
 // classifyBeego models a call of a beego ORM method.
-func classifyBeego(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+func (rs *Rules) classifyBeego(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	if recv == nil {
 		return op, false
 	}
 	name := fn.Name()
 	if beegoFinish[name] {
-		return beegoRaw(op, recv, name)
+		return rs.beegoRaw(op, recv, name)
 	}
-	op.Recv, op.RecvKind = recv, KindOf(recv.Type())
+	op.Recv, op.RecvKind = recv, rs.KindOf(recv.Type())
 	if op.RecvKind == NotHandle {
 		return op, false
 	}
@@ -81,7 +81,7 @@ func classifyBeego(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		return op, true
 	}
 	switch {
-	case strings.HasPrefix(name, "Begin") && sig.Results().Len() > 0 && KindOf(sig.Results().At(0).Type()) == Tx:
+	case strings.HasPrefix(name, "Begin") && sig.Results().Len() > 0 && rs.KindOf(sig.Results().At(0).Type()) == Tx:
 		op.Kind = Begin
 	case name == "Commit":
 		op.Kind = Commit
@@ -92,7 +92,7 @@ func classifyBeego(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		if !ok {
 			return op, false
 		}
-		op.Kind, op.Func, op.FuncTx = BeginFunc, len(op.Args)-1, callbackTxParam(cb)
+		op.Kind, op.Func, op.FuncTx = BeginFunc, len(op.Args)-1, rs.callbackTxParam(cb)
 	default:
 		return op, false
 	}
@@ -103,7 +103,7 @@ func classifyBeego(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 // Raw (or RawWithCtx) call its receiver chain starts from, run on that
 // call's receiver, with the Raw call's arguments (or, after SetArgs,
 // unknown ones).
-func beegoRaw(op Op, recv ssa.Value, finisher string) (Op, bool) {
+func (rs *Rules) beegoRaw(op Op, recv ssa.Value, finisher string) (Op, bool) {
 	// The RawSeter methods are interface methods: the chain is followed
 	// here, through the calls of SetArgs on the statement Raw returned.
 	setArgs := false
@@ -134,7 +134,7 @@ func beegoRaw(op Op, recv ssa.Value, finisher string) (Op, bool) {
 		return op, false
 	}
 	op.Kind = Query
-	op.Recv, op.RecvKind = raw.Call.Value, KindOf(raw.Call.Value.Type())
+	op.Recv, op.RecvKind = raw.Call.Value, rs.KindOf(raw.Call.Value.Type())
 	if op.RecvKind == NotHandle {
 		return op, false
 	}

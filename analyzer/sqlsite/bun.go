@@ -26,13 +26,13 @@ var bunRun = map[string]bool{
 
 // classifyBun models a method of a bun handle or query builder; recv is
 // the receiver (of a static or an interface call).
-func classifyBun(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+func (rs *Rules) classifyBun(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	if recv == nil {
 		return op, false
 	}
 	name := fn.Name()
-	if KindOf(recv.Type()) != NotHandle {
-		op.Recv, op.RecvKind = recv, KindOf(recv.Type())
+	if rs.KindOf(recv.Type()) != NotHandle {
+		op.Recv, op.RecvKind = recv, rs.KindOf(recv.Type())
 		switch {
 		case bunStart[name] != "":
 			op.Kind = Chain
@@ -122,7 +122,7 @@ func classifyBun(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		// one it built at run time.
 		st.unknown = true
 	}
-	return builtQuery(op, handle, &st, "bun "+strings.ToLower(verb)+" query's "+name)
+	return rs.builtQuery(op, handle, &st, "bun "+strings.ToLower(verb)+" query's "+name)
 }
 
 // bunTable names the table of a bun model: the table: option of its

@@ -158,7 +158,7 @@ var queryMethods = map[string]bool{
 }
 
 // KindOf returns the handle kind of a value of type t.
-func KindOf(t types.Type) HandleKind {
+func (rs *Rules) KindOf(t types.Type) HandleKind {
 	if t == nil {
 		return NotHandle
 	}
@@ -186,7 +186,7 @@ func KindOf(t types.Type) HandleKind {
 			}
 		}
 	}
-	if k := libraryKind(t); k != NotHandle {
+	if k := rs.libraryKind(t); k != NotHandle {
 		return k
 	}
 	if iface, ok := t.Underlying().(*types.Interface); ok && isQuerier(iface) {
@@ -246,7 +246,7 @@ func isString(t types.Type) bool {
 
 // Classify returns the database operation that call performs, or an Op of
 // kind NoOp.
-func Classify(call *ssa.CallCommon) Op {
+func (rs *Rules) Classify(call *ssa.CallCommon) Op {
 	op := Op{Query: -1, Params: -1, Batch: -1, Func: -1}
 	var (
 		recv ssa.Value
@@ -276,18 +276,18 @@ func Classify(call *ssa.CallCommon) Op {
 	}
 	op.Args = args
 	sig := fn.Signature()
-	if lop, ok := classifyUser(op, fn, recv, call); ok {
+	if lop, ok := rs.classifyUser(op, fn, recv, call); ok {
 		return lop
 	}
-	if lop, ok := classifyLibrary(op, fn, recv, call); ok {
+	if lop, ok := rs.classifyLibrary(op, fn, recv, call); ok {
 		return lop
 	}
-	recv = unwrapEmbedded(recv)
+	recv = rs.unwrapEmbedded(recv)
 	if recv == nil {
-		return classifyFunc(op, fn)
+		return rs.classifyFunc(op, fn)
 	}
 	op.Recv = recv
-	op.RecvKind = KindOf(recv.Type())
+	op.RecvKind = rs.KindOf(recv.Type())
 	name := fn.Name()
 	pkg := fn.Pkg().Path()
 	if pkg == pkgPgx5 || pkg == pkgPgx4 {
@@ -318,7 +318,7 @@ func Classify(call *ssa.CallCommon) Op {
 			op.Kind, op.Query, op.Params = Query, i, i+1
 		}
 	case "Begin", "BeginTx":
-		if sig.Results().Len() > 0 && KindOf(sig.Results().At(0).Type()) == Tx {
+		if sig.Results().Len() > 0 && rs.KindOf(sig.Results().At(0).Type()) == Tx {
 			op.Kind = Begin
 		}
 	case "Commit":
@@ -326,7 +326,7 @@ func Classify(call *ssa.CallCommon) Op {
 	case "Rollback":
 		op.Kind = Rollback
 	case "Conn", "Acquire":
-		if sig.Results().Len() > 0 && KindOf(sig.Results().At(0).Type()) == Conn {
+		if sig.Results().Len() > 0 && rs.KindOf(sig.Results().At(0).Type()) == Conn {
 			op.Kind = Acquire
 		}
 	case "Release":
@@ -356,7 +356,7 @@ func Classify(call *ssa.CallCommon) Op {
 
 // classifyFunc handles package-level functions: pgx v5's BeginFunc and
 // BeginTxFunc, which take the database as an argument.
-func classifyFunc(op Op, fn *types.Func) Op {
+func (rs *Rules) classifyFunc(op Op, fn *types.Func) Op {
 	pkg := fn.Pkg().Path()
 	if pkg != pkgPgx5 && pkg != pkgPgx4 {
 		return op
@@ -366,7 +366,7 @@ func classifyFunc(op Op, fn *types.Func) Op {
 		if len(op.Args) >= 3 {
 			op.Kind = BeginFunc
 			op.Recv = op.Args[1]
-			op.RecvKind = KindOf(op.Recv.Type())
+			op.RecvKind = rs.KindOf(op.Recv.Type())
 			op.Func = len(op.Args) - 1
 		}
 	}

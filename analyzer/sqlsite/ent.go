@@ -97,7 +97,7 @@ func entKind(t types.Type) HandleKind {
 }
 
 // classifyEnt models a method of an ent-generated type.
-func classifyEnt(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+func (rs *Rules) classifyEnt(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	n, _ := entGenerated(recv.Type())
 	tname, name := n.Obj().Name(), fn.Name()
 	switch {
@@ -118,9 +118,9 @@ func classifyEnt(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		h := entHandle(recv)
 		if name == "Get" || name == "GetX" {
 			st := statement{verb: verb, table: entTable(n, tname), where: []string{"id = ?"}}
-			return builtQuery(op, h, &st, "ent "+tname+"."+name)
+			return rs.builtQuery(op, h, &st, "ent "+tname+"."+name)
 		}
-		op.Kind, op.Recv, op.RecvKind = Chain, h, KindOf(h.Type())
+		op.Kind, op.Recv, op.RecvKind = Chain, h, rs.KindOf(h.Type())
 		return op, true
 	}
 	if isEntLink(fn) {
@@ -173,7 +173,7 @@ func classifyEnt(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 			st.suffix = append(st.suffix, "FOR SHARE")
 		}
 	}
-	return builtQuery(op, entHandle(start.Call.Args[0]), &st, "ent "+n.Obj().Name()+"."+name)
+	return rs.builtQuery(op, entHandle(start.Call.Args[0]), &st, "ent "+n.Obj().Name()+"."+name)
 }
 
 // isEntLink accepts the methods of ent's builders that return the builder.

@@ -50,13 +50,13 @@ func isGormLink(fn *types.Func) bool {
 }
 
 // classifyGorm models a method of *gorm.DB.
-func classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+func (rs *Rules) classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	if recv == nil {
 		return op, false
 	}
 	name := fn.Name()
 	root, links := chainOf(recv, isGormLink)
-	op.Recv, op.RecvKind = root, KindOf(root.Type())
+	op.Recv, op.RecvKind = root, rs.KindOf(root.Type())
 	switch name {
 	case "Begin":
 		op.Kind = Begin
@@ -156,7 +156,7 @@ func classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 		st.where = append(st.where, "id = ?")
 		st.noArgs = true // the model's key, not a value the code passes
 	}
-	return builtQuery(op, root, &st, "(*gorm.DB)."+name)
+	return rs.builtQuery(op, root, &st, "(*gorm.DB)."+name)
 }
 
 // gormTable names the table of a model the way GORM does: its TableName

@@ -506,7 +506,7 @@ func lockSuffix(suffix []string) string {
 
 // builtQuery returns a Query operation on handle recv that runs the
 // statement, or false when the chain did not say enough to render it.
-func builtQuery(op Op, recv ssa.Value, st *statement, via string) (Op, bool) {
+func (rs *Rules) builtQuery(op Op, recv ssa.Value, st *statement, via string) (Op, bool) {
 	text, ok := st.sql()
 	if !ok || recv == nil {
 		return op, false
@@ -519,7 +519,7 @@ func builtQuery(op Op, recv ssa.Value, st *statement, via string) (Op, bool) {
 	}
 	op.Kind = Query
 	op.Recv = recv
-	op.RecvKind = KindOf(recv.Type())
+	op.RecvKind = rs.KindOf(recv.Type())
 	op.Query = len(op.Args)
 	op.Params = -1
 	op.Args = append(append([]ssa.Value(nil), op.Args...), ssa.NewConst(constant.MakeString(text), types.Typ[types.String]))
@@ -531,7 +531,7 @@ func builtQuery(op Op, recv ssa.Value, st *statement, via string) (Op, bool) {
 }
 
 // libraryKind is the handle kind of a library's handle type.
-func libraryKind(t types.Type) HandleKind {
+func (rs *Rules) libraryKind(t types.Type) HandleKind {
 	pkg, name, ok := namedPath(t)
 	if !ok {
 		return NotHandle
@@ -539,7 +539,7 @@ func libraryKind(t types.Type) HandleKind {
 	if k := entKind(t); k != NotHandle {
 		return k
 	}
-	if userHandle(t) {
+	if rs.userHandle(t) {
 		return Maybe
 	}
 	switch pkg {
@@ -559,27 +559,27 @@ func libraryKind(t types.Type) HandleKind {
 
 // classifyLibrary dispatches a call to a method or function of a modelled
 // library to its model.
-func classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (Op, bool) {
+func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (Op, bool) {
 	switch fn.Pkg().Path() {
 	case pkgSqlx:
-		return classifySqlx(op, fn, recv)
+		return rs.classifySqlx(op, fn, recv)
 	case pkgGorm:
-		return classifyGorm(op, fn, recv)
+		return rs.classifyGorm(op, fn, recv)
 	case pkgBun:
-		return classifyBun(op, fn, recv)
+		return rs.classifyBun(op, fn, recv)
 	case pkgSquirrel:
-		return classifySquirrel(op, fn, recv)
+		return rs.classifySquirrel(op, fn, recv)
 	case pkgXorm:
-		return classifyXorm(op, fn, recv, call)
+		return rs.classifyXorm(op, fn, recv, call)
 	case pkgBeego, pkgBeegoV1:
-		return classifyBeego(op, fn, recv)
+		return rs.classifyBeego(op, fn, recv)
 	}
 	if recv != nil {
 		if _, ok := entGenerated(recv.Type()); ok {
-			return classifyEnt(op, fn, recv)
+			return rs.classifyEnt(op, fn, recv)
 		}
 	}
-	return classifySqlxLike(op, fn, recv)
+	return rs.classifySqlxLike(op, fn, recv)
 }
 
 // isLibraryPackage reports whether path is a package of a modelled
@@ -597,7 +597,7 @@ func isLibraryPackage(path string) bool {
 // promoted from a library handle that embeds *sql.DB or *sql.Tx (sqlx.DB,
 // bun.Tx), the library handle itself: db.Exec and db.Get then run on the
 // same handle, and tx.Commit ends the transaction tx.Get ran in.
-func unwrapEmbedded(recv ssa.Value) ssa.Value {
+func (rs *Rules) unwrapEmbedded(recv ssa.Value) ssa.Value {
 	var (
 		x     ssa.Value
 		field int
@@ -615,7 +615,7 @@ func unwrapEmbedded(recv ssa.Value) ssa.Value {
 		return recv
 	}
 	st := structOfType(x.Type())
-	if st == nil || field >= st.NumFields() || !st.Field(field).Embedded() || libraryKind(x.Type()) == NotHandle {
+	if st == nil || field >= st.NumFields() || !st.Field(field).Embedded() || rs.libraryKind(x.Type()) == NotHandle {
 		return recv
 	}
 	return x

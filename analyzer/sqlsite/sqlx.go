@@ -47,8 +47,8 @@ func sqlxLikeIndex(m *types.Func) int {
 // classifySqlxLike models a call through an interface of a method shaped
 // like sqlx's (a repository's own DB interface that *sqlx.DB and *sqlx.Tx
 // satisfy).
-func classifySqlxLike(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
-	if recv == nil || KindOf(recv.Type()) != Maybe {
+func (rs *Rules) classifySqlxLike(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+	if recv == nil || rs.KindOf(recv.Type()) != Maybe {
 		return op, false
 	}
 	if _, isIface := recv.Type().Underlying().(*types.Interface); !isIface {
@@ -64,12 +64,12 @@ func classifySqlxLike(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 }
 
 // classifySqlx models the methods sqlx adds to its handles.
-func classifySqlx(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+func (rs *Rules) classifySqlx(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	name := fn.Name()
 	if recv == nil {
-		return classifySqlxFunc(op, name)
+		return rs.classifySqlxFunc(op, name)
 	}
-	op.Recv, op.RecvKind = recv, KindOf(recv.Type())
+	op.Recv, op.RecvKind = recv, rs.KindOf(recv.Type())
 	if op.RecvKind == NotHandle {
 		return op, false
 	}
@@ -87,7 +87,7 @@ func classifySqlx(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 
 // classifySqlxFunc models sqlx's package-level functions, which take the
 // handle (a Queryer, Execer or Ext) as an argument: sqlx.Get(db, &v, q).
-func classifySqlxFunc(op Op, name string) (Op, bool) {
+func (rs *Rules) classifySqlxFunc(op Op, name string) (Op, bool) {
 	h := 0
 	if len(name) > 7 && name[len(name)-7:] == "Context" {
 		h = 1 // the context comes first
@@ -97,7 +97,7 @@ func classifySqlxFunc(op Op, name string) (Op, bool) {
 		return op, false
 	}
 	op.Recv = op.Args[h]
-	op.RecvKind = KindOf(op.Recv.Type())
+	op.RecvKind = rs.KindOf(op.Recv.Type())
 	if op.RecvKind == NotHandle {
 		op.RecvKind = Maybe
 	}

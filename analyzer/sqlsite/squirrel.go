@@ -47,7 +47,7 @@ func isSquirrelLink(fn *types.Func) bool {
 
 // classifySquirrel models a builder method that runs the statement on the
 // runner given to RunWith.
-func classifySquirrel(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
+func (rs *Rules) classifySquirrel(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	if recv == nil || !squirrelRun[fn.Name()] {
 		return op, false
 	}
@@ -55,7 +55,7 @@ func classifySquirrel(op Op, fn *types.Func, recv ssa.Value) (Op, bool) {
 	if !ok || runner == nil {
 		return op, false
 	}
-	return builtQuery(op, runner, st, "squirrel "+strings.ToLower(st.verb)+" builder's "+fn.Name())
+	return rs.builtQuery(op, runner, st, "squirrel "+strings.ToLower(st.verb)+" builder's "+fn.Name())
 }
 
 // squirrelToSQL renders the statement of a builder whose ToSql is called

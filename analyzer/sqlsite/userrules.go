@@ -11,14 +11,15 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// User-declared rules cover what no model can infer: a function the
-// analysis cannot see into (a wrapper compiled elsewhere, a package that
-// runs SQL through reflection) that runs a query given as an argument (a
-// sink), or that runs a callback inside a transaction it opens (a
-// transaction runner). They are set once, from the analyzer's -sinks and
-// -txrunners flags, before any package is analysed.
-var userRules struct {
-	sync.RWMutex
+// Rules are the user-declared rules, which cover what no model can infer:
+// a function the analysis cannot see into (a wrapper compiled elsewhere, a
+// package that runs SQL through reflection) that runs a query given as an
+// argument (a sink), or that runs a callback inside a transaction it opens
+// (a transaction runner). The analyzer makes them from its -sinks and
+// -txrunners flags (NewRules) and hands them to the lock analysis
+// (lockseq.Env.Rules): they are a value, not this package's state, and do
+// not change once made. A nil *Rules declares none.
+type Rules struct {
 	sinks, runners map[string]int
 	// handleTypes are the receiver types of declared sink methods: a
 	// value of such a type is the caller's handle.
@@ -29,6 +30,9 @@ var userRules struct {
 	// byMethod indexes the rules of methods by method name, for the
 	// methods that implement a declared interface method (implRule).
 	byMethod map[string][]methodRule
+	// impl caches, by method (*types.Func), the rule of the declared
+	// interface method it implements, or none (implRule).
+	impl sync.Map
 }
 
 // methodRule is a rule on a method: import path, type and method names,
@@ -39,59 +43,48 @@ type methodRule struct {
 	n                int
 }
 
-// SetSinks sets the user-declared sinks from a comma-separated list of
-// "import/path.Func:N" or "import/path.Type.Method:N": the function runs
-// the SQL text of its argument N (counted from 0, receiver excluded) on
-// its receiver.
-func SetSinks(spec string) error {
-	m, err := parseRules(spec)
+// NewRules makes the rules of two comma-separated lists of
+// "import/path.Func:N" or "import/path.Type.Method:N": sinks, functions
+// that run the SQL text of their argument N (counted from 0, receiver
+// excluded) on their receiver; and txRunners, functions that begin a
+// transaction, call the callback in their argument N with it, and end it.
+func NewRules(sinks, txRunners string) (*Rules, error) {
+	sm, err := parseRules(sinks)
 	if err != nil {
-		return fmt.Errorf("sinks: %w", err)
+		return nil, fmt.Errorf("sinks: %w", err)
+	}
+	rm, err := parseRules(txRunners)
+	if err != nil {
+		return nil, fmt.Errorf("txrunners: %w", err)
 	}
 	handles := map[string]bool{}
-	for name := range m {
+	for name := range sm {
 		if i := strings.LastIndexByte(name, '.'); i > 0 && strings.Contains(name[strings.LastIndexByte(name[:i], '/')+1:i], ".") {
 			handles[name[:i]] = true
 		}
 	}
-	userRules.Lock()
-	defer userRules.Unlock()
-	userRules.sinks, userRules.handleTypes, userRules.sinkPkgs = m, handles, rulePackages(m)
-	userRules.byMethod = indexMethods(userRules.sinks, userRules.runners)
-	implRules.Clear()
-	return nil
+	return &Rules{
+		sinks: sm, runners: rm, handleTypes: handles,
+		sinkPkgs: rulePackages(sm), runnerPkgs: rulePackages(rm),
+		byMethod: indexMethods(sm, rm),
+	}, nil
 }
 
-// SetTxRunners sets the user-declared transaction runners from a
-// comma-separated list of "import/path.Func:N" or
-// "import/path.Type.Method:N": the function begins a transaction, calls
-// the callback in its argument N with it, and ends it.
-func SetTxRunners(spec string) error {
-	m, err := parseRules(spec)
-	if err != nil {
-		return fmt.Errorf("txrunners: %w", err)
+// Sinks returns the declared sinks in the form NewRules takes, sorted.
+func (rs *Rules) Sinks() string {
+	if rs == nil {
+		return ""
 	}
-	userRules.Lock()
-	defer userRules.Unlock()
-	userRules.runners, userRules.runnerPkgs = m, rulePackages(m)
-	userRules.byMethod = indexMethods(userRules.sinks, userRules.runners)
-	implRules.Clear()
-	return nil
+	return formatRules(rs.sinks)
 }
 
-// Sinks returns the user-declared sinks in the form SetSinks takes.
-func Sinks() string {
-	userRules.RLock()
-	defer userRules.RUnlock()
-	return formatRules(userRules.sinks)
-}
-
-// TxRunners returns the user-declared runners in the form SetTxRunners
-// takes.
-func TxRunners() string {
-	userRules.RLock()
-	defer userRules.RUnlock()
-	return formatRules(userRules.runners)
+// TxRunners returns the declared runners in the form NewRules takes,
+// sorted.
+func (rs *Rules) TxRunners() string {
+	if rs == nil {
+		return ""
+	}
+	return formatRules(rs.runners)
 }
 
 func parseRules(spec string) (map[string]int, error) {
@@ -141,35 +134,30 @@ func ruleName(fn *types.Func) string {
 }
 
 // userHandle reports whether t is the receiver type of a declared sink.
-func userHandle(t types.Type) bool {
+func (rs *Rules) userHandle(t types.Type) bool {
 	pkg, name, ok := namedPath(t)
 	if !ok {
 		return false
 	}
-	userRules.RLock()
-	defer userRules.RUnlock()
-	return userRules.handleTypes[pkg+"."+name]
+	return rs != nil && rs.handleTypes[pkg+"."+name]
 }
 
 // classifyUser applies the user-declared rules to a call: to a call of the
 // function or method a rule names (a method of an interface included,
 // called through it), and to a call of a method that implements a declared
 // interface method (implRule).
-func classifyUser(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (Op, bool) {
-	userRules.RLock()
-	if len(userRules.sinks) == 0 && len(userRules.runners) == 0 {
-		userRules.RUnlock()
+func (rs *Rules) classifyUser(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (Op, bool) {
+	if rs == nil || len(rs.sinks) == 0 && len(rs.runners) == 0 {
 		return op, false
 	}
 	name := ruleName(fn)
-	sink, isSink := userRules.sinks[name]
-	run, isRunner := userRules.runners[name]
-	userRules.RUnlock()
+	sink, isSink := rs.sinks[name]
+	run, isRunner := rs.runners[name]
 	// A rule on an interface method, applied through the interface or to
 	// an implementation.
 	viaIface := fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type())
 	if !isSink && !isRunner {
-		if r, ok := implRule(fn, call); ok {
+		if r, ok := rs.implRule(fn, call); ok {
 			viaIface = true
 			if r.runner {
 				run, isRunner = r.n, true
@@ -187,12 +175,12 @@ func classifyUser(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (
 		}
 		op.Recv = recv
 		if recv == nil {
-			op.Recv = firstHandle(op.Args)
+			op.Recv = rs.firstHandle(op.Args)
 		}
 		if op.Recv == nil {
 			return op, false
 		}
-		op.RecvKind = KindOf(op.Recv.Type())
+		op.RecvKind = rs.KindOf(op.Recv.Type())
 		if op.RecvKind == NotHandle {
 			// An implementation of a declared interface: a handle
 			// only the caller knows, as the interface is.
@@ -208,23 +196,19 @@ func classifyUser(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (
 		if !ok {
 			return op, false
 		}
-		op.Kind, op.Func, op.FuncTx = BeginFunc, run, callbackTxParam(cb)
+		op.Kind, op.Func, op.FuncTx = BeginFunc, run, rs.callbackTxParam(cb)
 		op.Recv = recv
 		if op.Recv == nil {
-			op.Recv = firstHandle(op.Args)
+			op.Recv = rs.firstHandle(op.Args)
 		}
 		if op.Recv == nil {
 			op.Recv = op.Args[run]
 		}
-		op.RecvKind = KindOf(op.Recv.Type())
+		op.RecvKind = rs.KindOf(op.Recv.Type())
 		return op, true
 	}
 	return op, false
 }
-
-// implRules caches, by method (*types.Func), the rule of the declared
-// interface method it implements, or none.
-var implRules sync.Map
 
 // implRule returns the rule that applies to fn because its receiver type
 // implements a declared interface that has the method: a rule on
@@ -232,18 +216,16 @@ var implRules sync.Map
 // concrete type as well as through the interface. The interface is looked
 // up among the packages of the calling program (the caller's imports, the
 // implementation need not import it).
-func implRule(fn *types.Func, call *ssa.CallCommon) (methodRule, bool) {
+func (rs *Rules) implRule(fn *types.Func, call *ssa.CallCommon) (methodRule, bool) {
 	recv := fn.Signature().Recv()
 	if recv == nil || types.IsInterface(recv.Type()) || call == nil {
 		return methodRule{}, false
 	}
-	userRules.RLock()
-	cands := userRules.byMethod[fn.Name()]
-	userRules.RUnlock()
+	cands := rs.byMethod[fn.Name()]
 	if len(cands) == 0 {
 		return methodRule{}, false
 	}
-	if r, ok := implRules.Load(fn); ok {
+	if r, ok := rs.impl.Load(fn); ok {
 		return *r.(*methodRule), true
 	}
 	callee := call.StaticCallee()
@@ -274,7 +256,7 @@ func implRule(fn *types.Func, call *ssa.CallCommon) (methodRule, bool) {
 		// interface's package when this one does not.
 		return methodRule{}, false
 	}
-	implRules.Store(fn, found)
+	rs.impl.Store(fn, found)
 	return *found, true
 }
 
@@ -304,9 +286,9 @@ func indexMethods(sinks, runners map[string]int) map[string][]methodRule {
 }
 
 // firstHandle returns the first argument that is a database handle.
-func firstHandle(args []ssa.Value) ssa.Value {
+func (rs *Rules) firstHandle(args []ssa.Value) ssa.Value {
 	for _, a := range args {
-		if KindOf(a.Type()) != NotHandle {
+		if rs.KindOf(a.Type()) != NotHandle {
 			return a
 		}
 	}
@@ -316,11 +298,11 @@ func firstHandle(args []ssa.Value) ssa.Value {
 // callbackTxParam returns the parameter of a runner's callback that
 // receives the transaction: the first handle, else the first context (a
 // transaction carried in it), else the first.
-func callbackTxParam(cb *types.Signature) int {
+func (rs *Rules) callbackTxParam(cb *types.Signature) int {
 	ctx := -1
 	for i := range cb.Params().Len() {
 		t := cb.Params().At(i).Type()
-		if KindOf(t) != NotHandle {
+		if rs.KindOf(t) != NotHandle {
 			return i
 		}
 		if ctx < 0 && isContext(t) {
@@ -346,8 +328,6 @@ func rulePackages(m map[string]int) map[string]bool {
 // package that imports it can run SQL, although the rule's package itself
 // is analysed like any other (an interface declared as a sink may sit
 // beside the code that calls it).
-func IsRulePackage(path string) bool {
-	userRules.RLock()
-	defer userRules.RUnlock()
-	return userRules.sinkPkgs[path] || userRules.runnerPkgs[path]
+func (rs *Rules) IsRulePackage(path string) bool {
+	return rs != nil && (rs.sinkPkgs[path] || rs.runnerPkgs[path])
 }

@@ -1,6 +1,7 @@
 package sqlsite
 
 import (
+	"go/types"
 	"strings"
 	"testing"
 )
@@ -34,19 +35,19 @@ func TestParseRules(t *testing.T) {
 }
 
 func TestSetSinksHandleTypes(t *testing.T) {
-	if err := SetSinks("example.com/db.Conn.Run:1,example.com/db.Exec:0"); err != nil {
+	userRules, err := NewRules("example.com/db.Conn.Run:1,example.com/db.Exec:0", "")
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = SetSinks("") })
 	if !userRules.handleTypes["example.com/db.Conn"] || userRules.handleTypes["example.com/db"] || len(userRules.handleTypes) != 1 {
 		t.Errorf("handle types = %v, want only example.com/db.Conn", userRules.handleTypes)
 	}
-	if got := Sinks(); got != "example.com/db.Conn.Run:1,example.com/db.Exec:0" {
+	if got := userRules.Sinks(); got != "example.com/db.Conn.Run:1,example.com/db.Exec:0" {
 		t.Errorf("Sinks() = %q", got)
 	}
 	// Its importers can run SQL; the package itself is analysed like any
 	// other (an interface declared as a sink may sit beside its callers).
-	if !IsRulePackage("example.com/db") || IsRulePackage("example.com/dbx") || IsDriverPackage("example.com/db") {
+	if !userRules.IsRulePackage("example.com/db") || userRules.IsRulePackage("example.com/dbx") || IsDriverPackage("example.com/db") {
 		t.Error("a package that declares a sink is not a rule package, or is modelled instead of analysed")
 	}
 	if rs := userRules.byMethod["Run"]; len(rs) != 1 || rs[0] != (methodRule{pkg: "example.com/db", typ: "Conn", method: "Run", n: 1}) {
@@ -55,11 +56,16 @@ func TestSetSinksHandleTypes(t *testing.T) {
 	if _, ok := userRules.byMethod["Exec"]; ok {
 		t.Errorf("the function example.com/db.Exec is indexed as a method: %v", userRules.byMethod)
 	}
-	if err := SetTxRunners("gopkg.in/store.v2.TxRunner.InTx:1"); err != nil {
+	userRules, err = NewRules(userRules.Sinks(), "gopkg.in/store.v2.TxRunner.InTx:1")
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = SetTxRunners("") })
 	if rs := userRules.byMethod["InTx"]; len(rs) != 1 || rs[0] != (methodRule{pkg: "gopkg.in/store.v2", typ: "TxRunner", method: "InTx", runner: true, n: 1}) {
 		t.Errorf("rules by method = %v, want gopkg.in/store.v2.TxRunner.InTx:1 under InTx", userRules.byMethod)
+	}
+	// No rules: nothing is a rule package or a handle.
+	var none *Rules
+	if none.IsRulePackage("example.com/db") || none.userHandle(types.NewPointer(types.Typ[types.Int])) || none.Sinks() != "" {
+		t.Error("a nil *Rules declares something")
 	}
 }

@@ -57,13 +57,13 @@ func isXormLink(fn *types.Func) bool {
 }
 
 // classifyXorm models a method of an xorm Engine or Session.
-func classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (Op, bool) {
+func (rs *Rules) classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (Op, bool) {
 	if recv == nil {
 		return op, false
 	}
 	name := fn.Name()
 	root, links := chainOf(recv, isXormLink)
-	op.Recv, op.RecvKind = root, KindOf(root.Type())
+	op.Recv, op.RecvKind = root, rs.KindOf(root.Type())
 	if op.RecvKind == NotHandle {
 		return op, false
 	}
@@ -156,7 +156,7 @@ func classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.CallCommon) (
 		}
 		st.table = xormTable(bean)
 	}
-	return builtQuery(op, root, &st, "xorm Session."+name)
+	return rs.builtQuery(op, root, &st, "xorm Session."+name)
 }
 
 // xormTable names the table of an xorm bean: its TableName method, or its

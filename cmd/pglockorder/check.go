@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/go/gcexportdata"
 	"golang.org/x/tools/go/packages"
 
+	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
 
@@ -77,7 +78,7 @@ func (c *checker) reaches(p *packages.Package) bool {
 		return r
 	}
 	c.reach[p] = false // import cycles are errors reported elsewhere
-	r := sqlsite.IsDriverPackage(p.PkgPath) || sqlsite.IsRulePackage(p.PkgPath)
+	r := sqlsite.IsDriverPackage(p.PkgPath) || analyzer.UserRules().IsRulePackage(p.PkgPath)
 	for _, imp := range p.Imports {
 		if r {
 			break

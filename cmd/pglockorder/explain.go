@@ -54,7 +54,7 @@ func checkExplain(file string, repro bool, g *gate, stderr io.Writer) (code int,
 
 // explainProgram gathers what the analysis found for explain.
 func explainProgram(sites []lockseq.Site, edges []*lockgraph.Edge, findings []finding, rel func(string) string) explain.Program {
-	p := explain.Program{Sites: sites, Edges: edges, Rel: rel}
+	p := explain.Program{Sites: sites, Edges: edges, Rel: rel, Schema: analyzer.FlagSchema()}
 	for _, f := range findings {
 		if f.Category == analyzer.CategoryIgnore {
 			continue

@@ -130,7 +130,7 @@ func TestExplainOnServer(t *testing.T) {
 			db := pgtest.ScratchDB(t)
 			given := values(t, s.setup[len(s.setup)-1])
 			for i, c := range cycles {
-				sc := repro.Build(c, nil)
+				sc := repro.Build(c, analyzer.FlagSchema(), nil)
 				kind := explain.Deadlock
 				if sc.Expect == repro.Hang {
 					if logged == nil {

@@ -196,7 +196,7 @@ func TestReproducersOnServer(t *testing.T) {
 			given := values(t, s.setup[len(s.setup)-1])
 			for i, c := range cycles {
 				total++
-				sc := repro.Build(c, nil)
+				sc := repro.Build(c, analyzer.FlagSchema(), nil)
 				// Each cycle starts from the schema's rows.
 				setupDB(t, db, s)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -288,7 +288,7 @@ func TestNegativesOnServer(t *testing.T) {
 			for _, p := range pairs {
 				total++
 				replayed++
-				sc := repro.Build(&lockgraph.Cycle{Steps: p[:], Severity: lockgraph.Detected, Breaker: -1}, nil)
+				sc := repro.Build(&lockgraph.Cycle{Steps: p[:], Severity: lockgraph.Detected, Breaker: -1}, analyzer.FlagSchema(), nil)
 				setupDB(t, db, s)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				out, err := pgtest.Replay(ctx, db, sc, bindAll(sc, given))
@@ -400,7 +400,7 @@ func TestReproScriptsWithPsql(t *testing.T) {
 			given := values(t, s.setup[len(s.setup)-1])
 			for i, c := range findCycles(t, s) {
 				setupDB(t, db, s)
-				sc := repro.Build(c, nil)
+				sc := repro.Build(c, analyzer.FlagSchema(), nil)
 				var script bytes.Buffer
 				if err := repro.Render(&script, i+1, sc); err != nil {
 					t.Fatal(err)

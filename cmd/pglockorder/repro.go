@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
 	"github.com/pglockorder/pglockorder/analyzer/repro"
 )
@@ -21,7 +22,7 @@ func printRepro(w io.Writer, cycles []*lockgraph.Cycle, rel func(string) string)
 		if _, err := fmt.Fprintf(w, "\n# ---- reproducer %d of %d: save from here as repro-%d.sh\n", i+1, len(cycles), i+1); err != nil {
 			return fmt.Errorf("writing reproducer: %w", err)
 		}
-		if err := repro.Render(w, i+1, repro.Build(c, rel)); err != nil {
+		if err := repro.Render(w, i+1, repro.Build(c, analyzer.FlagSchema(), rel)); err != nil {
 			return err
 		}
 	}
@@ -93,7 +94,7 @@ func (r *reproFlag) write(stdout, stderr io.Writer, cycles []*lockgraph.Cycle, r
 	}
 	for i, c := range cycles {
 		var b bytes.Buffer
-		if err := repro.Render(&b, i+1, repro.Build(c, rel)); err != nil {
+		if err := repro.Render(&b, i+1, repro.Build(c, analyzer.FlagSchema(), rel)); err != nil {
 			return err
 		}
 		name := filepath.Join(r.dir, fmt.Sprintf("repro-%d.sh", i+1))

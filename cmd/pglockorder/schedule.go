@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
+	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/analyzer/lockseq"
 	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
 )
@@ -48,7 +49,7 @@ func implDeps(order []*packages.Package, failed []error) map[int][]int {
 				continue
 			}
 			it, ok := sel.Recv().Underlying().(*types.Interface)
-			if !ok || sqlsite.KindOf(sel.Recv()) != sqlsite.NotHandle {
+			if !ok || analyzer.UserRules().KindOf(sel.Recv()) != sqlsite.NotHandle {
 				continue // a database handle's methods are modelled
 			}
 			calls[call{it, sel.Obj().Name()}] = true

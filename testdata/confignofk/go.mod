@@ -1,0 +1,3 @@
+module confignofk
+
+go 1.25.0
