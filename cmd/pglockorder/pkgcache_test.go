@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestPackageCache edits one package of a program whose service calls
+// ports that another package implements, and checks that the next run
+// analyses again exactly the packages whose results can differ, and prints
+// what a run without any cache prints.
+func TestPackageCache(t *testing.T) {
+	bin := buildTool(t)
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "program"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := copyModule(t, src)
+	cacheDir := t.TempDir()
+	run := func(args ...string) (stdout, stderr string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"-v", "-debug"}, append(args, "./ports/...")...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), cacheEnv+"="+cacheDir)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		var exit *exec.ExitError
+		if err := cmd.Run(); err != nil && !errors.As(err, &exit) {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return o.String(), e.String()
+	}
+	// forgetRuns removes the whole-run entries, so that the next run
+	// analyses and may use only the per-package cache.
+	forgetRuns := func() {
+		t.Helper()
+		entries, err := os.ReadDir(cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				if err := os.Remove(filepath.Join(cacheDir, e.Name())); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	restoredRe := regexp.MustCompile(`(\d+) packages' results from the per-package cache`)
+	reanalysedRe := regexp.MustCompile(`per-package cache: (\S+)(?: \[[^]]*\])? analysed: (.*)`)
+	// check compares a run with a fresh one and returns how many packages
+	// were restored and which were analysed again, and why.
+	check := func(what string) (int, map[string]string) {
+		t.Helper()
+		forgetRuns()
+		out, errOut := run()
+		fresh, _ := run("-cache=false")
+		if out != fresh {
+			t.Errorf("%s: output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, out, fresh)
+		}
+		m := restoredRe.FindStringSubmatch(errOut)
+		if m == nil {
+			t.Fatalf("%s: no count of restored packages in -v:\n%s", what, errOut)
+		}
+		n, _ := strconv.Atoi(m[1])
+		again := map[string]string{}
+		for _, m := range reanalysedRe.FindAllStringSubmatch(errOut, -1) {
+			again[m[1]] = m[2]
+		}
+		return n, again
+	}
+
+	first, errFirst := run()
+	if !strings.Contains(first, "lock-order inversion") {
+		t.Fatalf("the program has no finding to keep:\n%s\n%s", first, errFirst)
+	}
+	if !strings.Contains(errFirst, "0 packages' results from the per-package cache") {
+		t.Fatalf("a first run restored packages:\n%s", errFirst)
+	}
+
+	total, again := check("unchanged")
+	if total == 0 || len(again) != 0 {
+		t.Fatalf("unchanged: %d restored, analysed again: %v", total, again)
+	}
+
+	// A comment in the service changes its files, not its facts: it is
+	// analysed again, and so is what imports it (the key holds the
+	// export data of the imports, which the go command writes anew),
+	// but not the ports and their implementation.
+	service := filepath.Join(dir, "ports", "service", "service.go")
+	editFile(t, service, func(s string) string { return s + "\n// An edit that changes nothing.\n" })
+	n, again := check("comment")
+	if got := slices.Sorted(maps.Keys(again)); !slices.Equal(got, []string{"program/ports/cmd/api", "program/ports/service"}) || n != total-2 {
+		t.Errorf("after a comment in the service: %d of %d restored, analysed again: %v", n, total, again)
+	}
+
+	// An edit of an implementation changes its facts: the service, which
+	// calls it through a port without importing it, is analysed again
+	// because a fact it read changed, and the finding goes.
+	pg := filepath.Join(dir, "ports", "postgres", "postgres.go")
+	editFile(t, pg, func(s string) string {
+		return strings.Replace(s, `"SELECT 1 FROM parcels WHERE id = $1 FOR UPDATE"`, `"SELECT 1 FROM parcels WHERE id = $1"`, 1)
+	})
+	_, again = check("implementation")
+	if !strings.Contains(again["program/ports/postgres"], "no entry") || !strings.Contains(again["program/ports/service"], "changed") {
+		t.Errorf("after an edit of the implementation, analysed again: %v", again)
+	}
+	if out, _ := run(); strings.Contains(out, "service.Dispatch.Deliver holds rows of parcels") {
+		t.Errorf("the path through the edited implementation is still reported:\n%s", out)
+	}
+}
