@@ -120,8 +120,10 @@ type stats struct {
 	// what they read in the first and were not run again.
 	reused int
 	// restored counts the packages whose results and facts the
-	// per-package cache gave.
-	restored int
+	// per-package cache gave; restoring is the time spent looking them
+	// up, decoding and checking them, hits and misses.
+	restored  int
+	restoring time.Duration
 	// slowest are the packages whose analysis took longest, slowest
 	// first (at most slowestKept), so that -v names where time goes.
 	slowest []pkgTime
@@ -238,7 +240,11 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 		var keys []string
 		if pc != nil {
 			var restored []*unit
+			start := time.Now()
 			keys, restored = pc.tryRestore(groups[g], order, failed, facts, visible[g], c.source)
+			mu.Lock()
+			st.restoring += time.Since(start)
+			mu.Unlock()
 			if restored != nil {
 				mu.Lock()
 				for j, i := range groups[g] {

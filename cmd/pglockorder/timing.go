@@ -23,8 +23,10 @@ type phases struct {
 	model0                  time.Duration
 	workers                 int
 	slowest                 []pkgTime
-	// restored counts the packages the per-package cache gave.
-	restored int
+	// restored counts the packages the per-package cache gave, and
+	// restoring is the time that took.
+	restored  int
+	restoring time.Duration
 }
 
 func newPhases() *phases {
@@ -46,7 +48,7 @@ func (p *phases) analysed(st stats, workers int) {
 	p.model = lockmodel.ModelTime() - p.model0
 	p.parse, p.summaries, p.workers = st.parse, max(st.analysis-p.model, 0), workers
 	p.slowest = st.slowest
-	p.restored = st.restored
+	p.restored, p.restoring = st.restored, st.restoring
 }
 
 // print writes the phases on one line.
@@ -55,8 +57,8 @@ func (p *phases) print(w io.Writer) {
 	for _, n := range p.names {
 		s := fmt.Sprintf("%s %v", n, p.times[n].Round(time.Millisecond))
 		if n == "analysis" && p.workers > 0 {
-			s += fmt.Sprintf(" (on %d workers, summed: parse and type-check %v, SQL model %v, summaries %v; %d packages' results from the per-package cache)", p.workers,
-				p.parse.Round(time.Millisecond), p.model.Round(time.Millisecond), p.summaries.Round(time.Millisecond), p.restored)
+			s += fmt.Sprintf(" (on %d workers, summed: parse and type-check %v, SQL model %v, summaries %v; %d packages' results from the per-package cache in %v)", p.workers,
+				p.parse.Round(time.Millisecond), p.model.Round(time.Millisecond), p.summaries.Round(time.Millisecond), p.restored, p.restoring.Round(time.Millisecond))
 		}
 		parts = append(parts, s)
 	}
