@@ -230,7 +230,7 @@ func readGob(name string, v any) bool {
 	if err != nil {
 		return false
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing to lose
 	zr, err := gzip.NewReader(bufio.NewReader(f))
 	if err != nil {
 		return false
