@@ -293,7 +293,7 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 		}
 		if keys != nil {
 			for j, i := range groups[g] {
-				pc.store(keys[j], units[i], facts)
+				pc.storeLater(keys[j], units[i], facts)
 			}
 		}
 		for _, i := range groups[g] {

@@ -48,6 +48,27 @@ type pkgCache struct {
 	// analysed holds the paths of the packages analysed in this run:
 	// no other package's objects can have facts.
 	analysed map[string]bool
+	// writes are the entries being encoded and written in the
+	// background, at most one at a time: a run's cycle search leaves
+	// cores idle that encoding can use.
+	writes  sync.WaitGroup
+	writing sync.Mutex
+}
+
+// storeLater stores the entry in the background; wait waits for it.
+func (c *pkgCache) storeLater(key string, u *unit, facts *factStore) {
+	c.writes.Go(func() {
+		c.writing.Lock()
+		defer c.writing.Unlock()
+		c.store(key, u, facts)
+	})
+}
+
+// wait waits until every entry is written.
+func (c *pkgCache) wait() {
+	if c != nil {
+		c.writes.Wait()
+	}
 }
 
 // pkgEntry is what the cache keeps of one package's analysis.

@@ -225,6 +225,7 @@ Flags:
 			pc = newPkgCache(cache, env, analyzer.Analyzer)
 		}
 		units, st := analyzeTimed(analyzer.Analyzer, pkgs, workers(), pc)
+		defer pc.wait() // entries written while the graph is searched
 		ph.analysed(st, workers())
 		results.ImplDeps, results.ImplGroups, results.ImplReused = st.implDeps, st.cycles, st.reused
 		for _, u := range units {
