@@ -265,7 +265,7 @@ func (w *walker) insertStmt(sc *scope, ins *pg_query.InsertStmt) {
 		w.node(sc, oc.GetWhereClause())
 	}
 	if oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
-		w.addRow(target, ForUpdate, verb, insertedRows(ins.GetSelectStmt()))
+		w.addRow(target, ForUpdate, verb, insertedRows(sc, ins.GetSelectStmt()))
 	}
 	w.nodes(sc, ins.GetReturningList())
 }
@@ -323,22 +323,85 @@ func (w *walker) perRowAdvisory(effects []Effect, pred predicate, from []*pg_que
 }
 
 // insertedRows describes the rows an INSERT ... ON CONFLICT DO UPDATE may
-// lock: one per VALUES row, or one per row of its SELECT.
-func insertedRows(src *pg_query.Node) RowSet {
+// lock: one per VALUES row, or one per row of its SELECT, in the order the
+// SELECT yields them.
+func insertedRows(sc *scope, src *pg_query.Node) RowSet {
 	s := src.GetSelectStmt()
 	if s == nil {
 		return RowSet{}
 	}
-	if vals := s.GetValuesLists(); vals != nil {
-		if len(vals) > 1 {
-			return RowSet{Multi: true, Why: whyValues}
-		}
+	if vals := s.GetValuesLists(); len(vals) > 1 {
+		return RowSet{Multi: true, Why: whyValues}
+	}
+	one, order := sourceRows(sc, src, 0)
+	if one {
 		return RowSet{}
 	}
-	if len(s.GetFromClause()) > 0 || setReturning(s.GetTargetList()) {
-		return RowSet{Multi: true, Why: whySelect, Order: sortText(s.GetSortClause())}
+	return RowSet{Multi: true, Why: whySelect, Order: order}
+}
+
+// maxSourceDepth bounds how many CTEs and sub-selects sourceRows follows (a
+// recursive CTE reads itself).
+const maxSourceDepth = 8
+
+// sourceRows says how many rows, and in what order, a query that feeds an
+// INSERT yields. One at most: a SELECT without FROM (of no set-returning
+// function), one VALUES row, LIMIT 1, or a level that filters, groups or
+// de-duplicates the rows of such a CTE or sub-select. Otherwise several, in
+// the order of the level's ORDER BY or, when it reads one CTE or sub-select
+// and only filters it, in that query's order: PostgreSQL does not flatten a
+// sub-query that has an ORDER BY, and scanning it keeps the sorted order.
+func sourceRows(sc *scope, n *pg_query.Node, depth int) (one bool, order string) {
+	s := n.GetSelectStmt()
+	if s == nil || depth > maxSourceDepth {
+		return false, ""
 	}
-	return RowSet{}
+	order = sortText(s.GetSortClause())
+	if vals := s.GetValuesLists(); vals != nil {
+		return len(vals) == 1, order
+	}
+	if s.GetOp() != pg_query.SetOperation_SETOP_NONE {
+		return false, order
+	}
+	if isLimitOne(s.GetLimitCount()) {
+		return true, order
+	}
+	if setReturning(s.GetTargetList()) {
+		return false, order
+	}
+	from := s.GetFromClause()
+	if len(from) == 0 {
+		return true, order
+	}
+	if len(from) > 1 {
+		return false, order
+	}
+	sc = cteScope(sc, s.GetWithClause())
+	var inner *pg_query.Node
+	if rs := from[0].GetRangeSubselect(); rs != nil {
+		inner = rs.GetSubquery()
+	} else if rv := from[0].GetRangeVar(); rv != nil && rv.GetSchemaname() == "" {
+		inner = sc.cteQuery(rv.GetRelname())
+	}
+	if inner == nil {
+		return false, order
+	}
+	innerOne, innerOrder := sourceRows(sc, inner, depth+1)
+	if order == "" && len(s.GetGroupClause()) == 0 && len(s.GetDistinctClause()) == 0 && !windowed(s.GetTargetList()) {
+		order = innerOrder
+	}
+	return innerOne, order
+}
+
+// windowed reports whether a target list calls a window function, whose
+// evaluation sorts the rows by its own window.
+func windowed(targets []*pg_query.Node) bool {
+	for _, t := range targets {
+		if fc := t.GetResTarget().GetVal().GetFuncCall(); fc != nil && fc.GetOver() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // setReturning reports whether a target list calls a function that returns

@@ -95,6 +95,17 @@ func TestRowSets(t *testing.T) {
 		{"INSERT INTO c (k, n) VALUES ($1, 1) ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c one"}},
 		{"INSERT INTO c (k, n) VALUES ($1, 1), ($2, 1) ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(several VALUES rows)"}},
 		{"INSERT INTO c (k, n) SELECT k, 1 FROM src ORDER BY k ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT) order=k"}},
+		// The SELECT reads a CTE or sub-select: its order, or its one row.
+		{"WITH i AS (SELECT unnest($1::text[]) AS k ORDER BY k) INSERT INTO c (k, n) SELECT i.k, 1 FROM i WHERE i.k <> '' ON CONFLICT (k) DO UPDATE SET n = c.n + 1",
+			[]string{"c multi(the rows of a SELECT) order=k"}},
+		{"INSERT INTO c (k, n) SELECT s.k, 1 FROM (SELECT k FROM src ORDER BY k) s ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT) order=k"}},
+		{"WITH i AS (SELECT unnest($1::text[]) AS k) INSERT INTO c (k, n) SELECT i.k, 1 FROM i ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
+		{"WITH i AS (SELECT k FROM src ORDER BY k) INSERT INTO c (k, n) SELECT i.k, count(*) FROM i GROUP BY i.k ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
+		{"WITH i AS (SELECT k FROM src ORDER BY k) INSERT INTO c (k, n) SELECT i.k, 1 FROM i JOIN other o ON o.k = i.k ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
+		{"WITH i AS (SELECT $1::text AS k), f AS (SELECT k FROM i WHERE NOT EXISTS (SELECT 1 FROM c WHERE c.held)) INSERT INTO c (k, n) SELECT f.k, 1 FROM f ON CONFLICT (k) DO UPDATE SET n = c.n + 1",
+			[]string{"c one"}},
+		{"WITH i AS (SELECT k FROM src) INSERT INTO c (k, n) SELECT i.k, 1 FROM i ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
+		{"WITH RECURSIVE r AS (SELECT 1 AS k UNION ALL SELECT k + 1 FROM r WHERE k < 9) INSERT INTO c (k, n) SELECT r.k, 1 FROM r ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
 		// The ordered lock first, in a CTE: the UPDATE's rows are taken already.
 		{"WITH l AS (SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE) UPDATE accounts SET n = 0 WHERE id IN (SELECT id FROM l)",
 			[]string{"accounts multi(= ANY(...)) order=id", "accounts multi(IN (sub-query)) prelocked"}},

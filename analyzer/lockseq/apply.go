@@ -129,6 +129,11 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 			out.Hold = HoldNone
 		}
 	}
+	if _, _, param := ev.Tx.param(); param && h.Ref == fresh && (ev.Hold == HoldTx || ev.Hold == HoldCond) {
+		// The caller's transaction parameter is bound to no handle of
+		// the caller's (a nil): nothing it runs stays held here.
+		out.Hold = HoldNone
+	}
 	callee := ""
 	if len(ev.Path) > 0 {
 		callee = ev.Path[0].Func

@@ -39,6 +39,15 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 		return fa.localHandle(v, path)
 	}
 	switch v := v.(type) {
+	case *ssa.Const:
+		if v.IsNil() {
+			// A nil handle is no transaction and no connection of the
+			// caller's: a callee handed one (a test driving the code
+			// against a fake repository, a caller with nothing open)
+			// runs what it runs elsewhere, and the caller holds none of
+			// it from one call into the next.
+			return Handle{Ref: fresh, Kind: sqlsite.Pool}
+		}
 	case *ssa.Parameter:
 		for i, p := range fa.fn.Params {
 			if p == v {

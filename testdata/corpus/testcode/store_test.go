@@ -29,7 +29,7 @@ func TestRewind(t *testing.T) { // want TestRewind:`^locks\(table:tc_journal ROW
 
 // TestSeedA and TestSeedB can run in parallel (t.Parallel): two tests that
 // invert each other are still reported.
-func TestSeedA(t *testing.T) { // want TestSeedA:`^locks\(table:tc_fixture_a ROW EXCLUSIVE@L1, row:tc_fixture_a FOR NO KEY UPDATE@L1, table:tc_fixture_b ROW EXCLUSIVE@L1, row:tc_fixture_b FOR NO KEY UPDATE@L1\)$`
+func TestSeedA(t *testing.T) { // want TestSeedA:`^locks\(table:tc_fixture_a ROW EXCLUSIVE@L0, row:tc_fixture_a FOR NO KEY UPDATE@L0, table:tc_fixture_b ROW EXCLUSIVE@L0, row:tc_fixture_b FOR NO KEY UPDATE@L0\)$`
 	t.Parallel()
 	ctx := context.Background()
 	var conn *pgx.Conn
@@ -46,7 +46,7 @@ func TestSeedA(t *testing.T) { // want TestSeedA:`^locks\(table:tc_fixture_a ROW
 	}
 }
 
-func TestSeedB(t *testing.T) { // want TestSeedB:`^locks\(table:tc_fixture_b ROW EXCLUSIVE@L1, row:tc_fixture_b FOR NO KEY UPDATE@L1, table:tc_fixture_a ROW EXCLUSIVE@L1, row:tc_fixture_a FOR NO KEY UPDATE@L1\)$`
+func TestSeedB(t *testing.T) { // want TestSeedB:`^locks\(table:tc_fixture_b ROW EXCLUSIVE@L0, row:tc_fixture_b FOR NO KEY UPDATE@L0, table:tc_fixture_a ROW EXCLUSIVE@L0, row:tc_fixture_a FOR NO KEY UPDATE@L0\)$`
 	t.Parallel()
 	ctx := context.Background()
 	var conn *pgx.Conn
