@@ -150,6 +150,9 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	// constSet is set when a conjunct restricts a column to a set of
 	// constants: the statement, not its caller, chooses it.
 	constSet := false
+	// keySet is set when a conjunct restricts a column to a set of keys
+	// the caller chooses (= ANY, IN); a range alone is not one.
+	keySet := false
 	// A schema that knows the table decides which columns are keys; the
 	// naming convention stands in for it otherwise.
 	schema := current.Load()
@@ -171,10 +174,13 @@ func (p predicate) rowSet(table, ref string) RowSet {
 			}
 		case cmpAny:
 			why = cmp(why, whyAny)
+			keySet = true
 		case cmpIn:
 			why = cmp(why, whyIn)
+			keySet = true
 		case cmpInQuery:
 			why = cmp(why, whyInQuery)
+			keySet = true
 		case cmpRange:
 			why = cmp(why, whyRange)
 		case cmpConstSet:
@@ -212,6 +218,18 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	}
 	rs.Multi = true
 	switch {
+	case why == whyRange && !keySet && !p.joined && rs.EqColumns != "":
+		// WHERE inode = $1 AND indx BETWEEN $2 AND $3: the rows of one
+		// inode, a slice of them. Every execution reads them with that
+		// predicate and plan, in one direction: one order, as with the
+		// equality alone.
+		rs.Why = "equality on " + rs.EqColumns + " and a range, not a key"
+		rs.EqualityOnly = true
+		if len(eqParams) == 1 {
+			for p := range eqParams {
+				rs.KeyParam = p
+			}
+		}
 	case why != "":
 		rs.Why = why
 	case p.keyList:

@@ -71,6 +71,11 @@ func TestRowSets(t *testing.T) {
 		{"SELECT * FROM accounts WHERE id IN (SELECT account_id FROM transfers) FOR UPDATE", []string{"accounts multi(IN (sub-query))"}},
 		{"SELECT * FROM accounts WHERE id > $1 FOR UPDATE", []string{"accounts multi(a range)"}},
 		{"SELECT * FROM accounts WHERE id BETWEEN 1 AND 9 FOR UPDATE", []string{"accounts multi(a range)"}},
+		// A range within the rows of one value: one predicate, one plan.
+		{"SELECT indx FROM chunks WHERE inode = $1 AND indx > $2 AND indx < $3 FOR UPDATE", []string{"chunks multi(equality on inode and a range, not a key) key=/$1 ordered-by-plan"}},
+		{"DELETE FROM events WHERE tenant = $1 AND at BETWEEN $2 AND $3", []string{"events multi(equality on tenant and a range, not a key) key=/$1 ordered-by-plan"}},
+		{"SELECT * FROM chunks WHERE inode = $1 AND indx < $2 AND id = ANY($3) FOR UPDATE", []string{"chunks multi(a range)"}},
+		{"SELECT * FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.inode = $1 AND c.indx < $2 FOR UPDATE", []string{"chunks multi(a range)", "files multi(a join)"}},
 		{"SELECT * FROM accounts FOR UPDATE", []string{"accounts multi(no WHERE clause)"}},
 		{"SELECT * FROM sessions WHERE user_id = $1 FOR UPDATE", []string{"sessions multi(equality on user_id, not a key) key=/$1 ordered-by-plan"}},
 		{"SELECT * FROM t WHERE lower(name) LIKE $1 FOR SHARE", []string{"t multi(a predicate that can match several rows)"}},
