@@ -121,8 +121,9 @@ func (e *Edge) InTest() bool {
 
 // TestCode reports whether code in file, of the package with import path
 // pkg, runs only under go test: a _test.go file, or a package whose name
-// says it serves tests (httptest-style "...test" packages, testutil,
-// testhelpers, testing, fixtures, mocks, testdata).
+// says it serves tests (httptest-style "...test" packages, and those named
+// test-something: testutil, testhelpers, testing, testdb, testenv; fixtures,
+// mocks, testdata).
 func TestCode(file, pkg string) bool {
 	if strings.HasSuffix(file, "_test.go") {
 		return true
@@ -131,20 +132,21 @@ func TestCode(file, pkg string) bool {
 	for elem := range strings.SplitSeq(pkg, "/") {
 		switch elem = strings.ToLower(elem); {
 		case notTestWords[elem]:
-		case strings.HasSuffix(elem, "test"), strings.HasSuffix(elem, "tests"),
-			strings.HasPrefix(elem, "testutil"), strings.HasPrefix(elem, "testhelper"), strings.HasPrefix(elem, "testing"),
-			elem == "testdata", elem == "fixtures", elem == "mocks", elem == "mock":
+		case strings.HasSuffix(elem, "test"), strings.HasSuffix(elem, "tests"), strings.HasPrefix(elem, "test"),
+			elem == "fixtures", elem == "mocks", elem == "mock":
 			return true
 		}
 	}
 	return false
 }
 
-// notTestWords are package names that end in "test" but are words, not
-// test helpers.
+// notTestWords are package names that start or end with "test" but are
+// words, not test helpers (a "tester" may be a feature that tests a
+// customer's endpoint).
 var notTestWords = map[string]bool{
 	"latest": true, "greatest": true, "fastest": true, "shortest": true, "smartest": true, "hottest": true,
 	"contest": true, "contests": true, "attest": true, "protest": true, "protests": true, "detest": true,
+	"testimonial": true, "testimonials": true, "testament": true, "testaments": true, "tester": true, "testers": true,
 }
 
 // ComparePositions orders positions by file name, then line and column as
