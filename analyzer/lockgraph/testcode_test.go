@@ -18,6 +18,8 @@ func TestTestCodePrefix(t *testing.T) {
 		{"example.com/m/testenv", true},
 		{"example.com/m/internal/testserver", true},
 		{"example.com/m/internal/testcontainers", true},
+		{"example.com/m/internal/test_db", true},
+		{"example.com/m/testing", true},
 		{"example.com/m/testimonials", false},
 		{"example.com/m/api/testament", false},
 		{"example.com/m/tester", false},
