@@ -191,7 +191,7 @@ func (w *walker) selectStmt(sc *scope, s *pg_query.SelectStmt, inherited rowLock
 	targets := len(w.others)
 	w.nodes(sc, s.GetTargetList())
 	pred := predicate{where: s.GetWhereClause(), sort: s.GetSortClause(), limit: s.GetLimitCount(), joined: relations(s.GetFromClause()) > 1}
-	w.perRowAdvisory(w.others[targets:], pred, s.GetFromClause())
+	w.perRowAdvisory(sc, s, w.others[targets:], pred)
 	w.node(sc, s.GetWhereClause())
 	w.nodes(sc, s.GetGroupClause())
 	w.node(sc, s.GetHavingClause())
@@ -309,15 +309,25 @@ func relations(from []*pg_query.Node) int {
 // perRowAdvisory describes the rows of an advisory lock called in the target
 // list of a query that reads a table (SELECT pg_advisory_xact_lock(id) FROM
 // t WHERE ...): it is taken once per row, in the order the rows come out.
-func (w *walker) perRowAdvisory(effects []Effect, pred predicate, from []*pg_query.Node) {
+// Rows read from a CTE or sub-select come out in its order, or are one.
+func (w *walker) perRowAdvisory(sc *scope, s *pg_query.SelectStmt, effects []Effect, pred predicate) {
+	from := s.GetFromClause()
 	if len(from) == 0 {
 		return
 	}
 	rv := from[0].GetRangeVar()
 	table, ref := tableName(rv), refName(rv)
+	rows := pred.rowSet(table, ref)
+	if rows.Multi && rows.Order == "" && (rv == nil || rv.GetSchemaname() == "" && sc.isCTE(rv.GetRelname())) {
+		one, order := sourceRows(sc, s, 0)
+		if one {
+			rows = RowSet{}
+		}
+		rows.Order = order
+	}
 	for i := range effects {
 		if effects[i].Kind == Acquire && effects[i].Lock.Kind == Advisory {
-			effects[i].Rows = pred.rowSet(table, ref)
+			effects[i].Rows = rows
 		}
 	}
 }
@@ -333,7 +343,7 @@ func insertedRows(sc *scope, src *pg_query.Node) RowSet {
 	if vals := s.GetValuesLists(); len(vals) > 1 {
 		return RowSet{Multi: true, Why: whyValues}
 	}
-	one, order := sourceRows(sc, src, 0)
+	one, order := sourceRows(sc, s, 0)
 	if one {
 		return RowSet{}
 	}
@@ -351,8 +361,7 @@ const maxSourceDepth = 8
 // the order of the level's ORDER BY or, when it reads one CTE or sub-select
 // and only filters it, in that query's order: PostgreSQL does not flatten a
 // sub-query that has an ORDER BY, and scanning it keeps the sorted order.
-func sourceRows(sc *scope, n *pg_query.Node, depth int) (one bool, order string) {
-	s := n.GetSelectStmt()
+func sourceRows(sc *scope, s *pg_query.SelectStmt, depth int) (one bool, order string) {
 	if s == nil || depth > maxSourceDepth {
 		return false, ""
 	}
@@ -386,7 +395,7 @@ func sourceRows(sc *scope, n *pg_query.Node, depth int) (one bool, order string)
 	if inner == nil {
 		return false, order
 	}
-	innerOne, innerOrder := sourceRows(sc, inner, depth+1)
+	innerOne, innerOrder := sourceRows(sc, inner.GetSelectStmt(), depth+1)
 	if order == "" && len(s.GetGroupClause()) == 0 && len(s.GetDistinctClause()) == 0 && !windowed(s.GetTargetList()) {
 		order = innerOrder
 	}

@@ -120,6 +120,9 @@ func TestRowSets(t *testing.T) {
 		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1", []string{"advisory multi(equality on tenant, not a key) key=/$1 ordered-by-plan"}},
 		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1 ORDER BY id", []string{"advisory multi(equality on tenant, not a key) key=/$1 order=id ordered-by-plan"}},
 		{"SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k", []string{"advisory multi(no WHERE clause)"}},
+		{"WITH i AS (SELECT unnest($1::bigint[]) AS k ORDER BY k) SELECT pg_advisory_xact_lock(i.k) FROM i", []string{"advisory multi(no WHERE clause) order=k"}},
+		{"WITH i AS (SELECT unnest($1::bigint[]) AS k) SELECT pg_advisory_xact_lock(i.k) FROM i", []string{"advisory multi(no WHERE clause)"}},
+		{"WITH i AS (SELECT $1::bigint AS k) SELECT pg_advisory_xact_lock(i.k) FROM i", []string{"advisory one"}},
 		{"SELECT pg_advisory_xact_lock($1)", []string{"advisory one"}},
 	}
 	for _, tt := range tests {

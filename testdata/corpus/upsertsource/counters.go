@@ -1,9 +1,9 @@
 package upsertsource // want package:"sql=true edges=3"
 
-// An INSERT ... ON CONFLICT DO UPDATE locks the conflicting rows in the
-// order its SELECT yields them. A SELECT that reads a CTE sorted by the key
-// yields them in that order; one that reads a CTE of one row locks one row.
-// Only rows in the order the caller's array happens to have are unordered.
+// An INSERT ... ON CONFLICT DO UPDATE, or an advisory lock taken per row,
+// locks in the order its SELECT yields the rows. A SELECT that reads a CTE
+// sorted by the key yields them in that order; one that reads a CTE of one
+// row locks one. Only the order of the caller's array is no order.
 
 import (
 	"context"
@@ -45,3 +45,20 @@ INSERT INTO us_leases (day, holder, expires_at) SELECT f.day, f.holder, now() + 
 ON CONFLICT (day) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at`, day, holder)
 	return err
 }
+
+// LockKeysSorted takes one advisory key per element, in the order of the
+// CTE that sorts them.
+func LockKeysSorted(ctx context.Context, tx pgx.Tx, ids []int64) error { // want LockKeysSorted:`^locks\(advisory@corpus/upsertsource/counters\.go:52:19 exclusive@p1\) holds\[0\]$`
+	_, err := tx.Exec(ctx, `WITH input AS (SELECT unnest($1::bigint[]) AS id ORDER BY id)
+SELECT pg_advisory_xact_lock(i.id) FROM input i`, ids)
+	return err
+}
+
+// LockKeysUnsorted takes them in the order of the caller's array.
+func LockKeysUnsorted(ctx context.Context, tx pgx.Tx, ids []int64) error { // want LockKeysUnsorted:`^locks\(advisory@corpus/upsertsource/counters\.go:59:19 exclusive@p1\) holds\[0\]$`
+	_, err := tx.Exec(ctx, lockKeysUnsorted, ids) // want `unordered multi-row lock: pg_advisory_xact_lock is called once per row`
+	return err
+}
+
+const lockKeysUnsorted = `WITH input AS (SELECT unnest($1::bigint[]) AS id)
+SELECT pg_advisory_xact_lock(i.id) FROM input i`
