@@ -129,9 +129,10 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 			out.Hold = HoldNone
 		}
 	}
-	if _, _, param := ev.Tx.param(); param && h.Ref == fresh && (ev.Hold == HoldTx || ev.Hold == HoldCond) {
-		// The caller's transaction parameter is bound to no handle of
-		// the caller's (a nil): nothing it runs stays held here.
+	if _, _, param := ev.Tx.param(); param && h.Kind == sqlsite.Pool && (ev.Hold == HoldTx || ev.Hold == HoldCond) {
+		// The callee's transaction parameter is bound to no
+		// transaction of the caller's (a nil, which resolves to the
+		// pool): nothing it runs stays held here.
 		out.Hold = HoldNone
 	}
 	callee := ""
