@@ -418,17 +418,22 @@ func windowed(targets []*pg_query.Node) bool {
 // row per element even without a FROM list.
 func setReturning(targets []*pg_query.Node) bool {
 	for _, t := range targets {
-		fc := t.GetResTarget().GetVal().GetFuncCall()
-		if fc == nil {
-			continue
-		}
-		switch funcName(fc.GetFuncname()) {
-		case "unnest", "generate_series", "json_array_elements", "jsonb_array_elements",
-			"json_array_elements_text", "jsonb_array_elements_text", "json_to_recordset",
-			"jsonb_to_recordset", "json_populate_recordset", "jsonb_populate_recordset",
-			"regexp_split_to_table", "string_to_table":
+		if fc := t.GetResTarget().GetVal().GetFuncCall(); fc != nil && setReturningFunc(fc) {
 			return true
 		}
+	}
+	return false
+}
+
+// setReturningFunc reports whether a function call returns several rows
+// (unnest, generate_series, the JSON array expanders, ...).
+func setReturningFunc(fc *pg_query.FuncCall) bool {
+	switch funcName(fc.GetFuncname()) {
+	case "unnest", "generate_series", "json_array_elements", "jsonb_array_elements",
+		"json_array_elements_text", "jsonb_array_elements_text", "json_to_recordset",
+		"jsonb_to_recordset", "json_populate_recordset", "jsonb_populate_recordset",
+		"regexp_split_to_table", "string_to_table":
+		return true
 	}
 	return false
 }
