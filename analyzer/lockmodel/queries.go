@@ -137,6 +137,106 @@ func (w *walker) fromItem(sc *scope, n *pg_query.Node, lv *level) {
 	}
 }
 
+// joinOfKeys reports whether every relation a join level reads yields one
+// row: its WHERE and inner join conditions compare a full key of each (the
+// schema's primary key or a unique constraint; without a schema, a key by
+// name) with parameters or constants, or with the columns of relations that
+// are themselves one row (current_executions by its key, joined to
+// executions on all of its key columns). A level that reads anything but
+// tables through inner joins is not judged.
+func joinOfKeys(s *pg_query.SelectStmt) bool {
+	type relation struct{ table, ref string }
+	var rels []relation
+	var conds []*pg_query.Node
+	var collect func(n *pg_query.Node) bool
+	collect = func(n *pg_query.Node) bool {
+		switch item := n.GetNode().(type) {
+		case *pg_query.Node_RangeVar:
+			ref := item.RangeVar.GetAlias().GetAliasname()
+			if ref == "" {
+				ref = item.RangeVar.GetRelname()
+			}
+			rels = append(rels, relation{tableName(item.RangeVar), ref})
+			return true
+		case *pg_query.Node_JoinExpr:
+			j := item.JoinExpr
+			if j.GetJointype() != pg_query.JoinType_JOIN_INNER || len(j.GetUsingClause()) > 0 || j.GetIsNatural() {
+				return false
+			}
+			conds = append(conds, conjuncts(j.GetQuals())...)
+			return collect(j.GetLarg()) && collect(j.GetRarg())
+		}
+		return false
+	}
+	for _, f := range s.GetFromClause() {
+		if !collect(f) {
+			return false
+		}
+	}
+	conds = append(conds, conjuncts(s.GetWhereClause())...)
+	// The column of relation i an expression is, if any.
+	columnAt := func(n *pg_query.Node) (int, string) {
+		for i, r := range rels {
+			if col, ok := columnOf(n, r.ref, true); ok {
+				return i, col
+			}
+		}
+		return -1, ""
+	}
+	fixed := make([][]string, len(rels)) // columns equal to a value
+	type link struct {
+		a, b       int
+		colA, colB string
+	}
+	var links []link
+	for _, c := range conds {
+		e := c.GetAExpr()
+		if e == nil || e.GetKind() != pg_query.A_Expr_Kind_AEXPR_OP || len(e.GetName()) == 0 ||
+			e.GetName()[len(e.GetName())-1].GetString_().GetSval() != "=" {
+			continue
+		}
+		li, lc := columnAt(e.GetLexpr())
+		ri, rc := columnAt(e.GetRexpr())
+		switch {
+		case li >= 0 && ri >= 0 && li != ri:
+			links = append(links, link{li, ri, lc, rc})
+		case li >= 0 && ri < 0 && (paramNumber(e.GetRexpr()) > 0 || constant(e.GetRexpr())):
+			fixed[li] = append(fixed[li], lc)
+		case ri >= 0 && li < 0 && (paramNumber(e.GetLexpr()) > 0 || constant(e.GetLexpr())):
+			fixed[ri] = append(fixed[ri], rc)
+		}
+	}
+	schema := current.Load()
+	single := func(i int, cols []string) bool {
+		if schema.lookup(rels[i].table) != nil {
+			return schema.IsSingleRow(rels[i].table, cols)
+		}
+		return slices.ContainsFunc(cols, func(c string) bool { return isKeyColumn(rels[i].table, c) })
+	}
+	one := make([]bool, len(rels))
+	for changed := true; changed; {
+		changed = false
+		for i := range rels {
+			if one[i] {
+				continue
+			}
+			cols := slices.Clone(fixed[i])
+			for _, l := range links {
+				switch {
+				case l.a == i && one[l.b]:
+					cols = append(cols, l.colA)
+				case l.b == i && one[l.a]:
+					cols = append(cols, l.colB)
+				}
+			}
+			if single(i, cols) {
+				one[i], changed = true, true
+			}
+		}
+	}
+	return len(rels) > 1 && !slices.Contains(one, false)
+}
+
 // readTable records a table read in FROM: ACCESS SHARE, or ROW SHARE plus
 // row locks when a locking clause reaches it.
 func (w *walker) readTable(sc *scope, rv *pg_query.RangeVar, lv *level) {
@@ -200,8 +300,15 @@ func (w *walker) selectStmt(sc *scope, s *pg_query.SelectStmt, inherited rowLock
 	w.nodes(sc, s.GetSortClause())
 	w.node(sc, s.GetLimitOffset())
 	w.node(sc, s.GetLimitCount())
+	keyed := pred.joined && len(lv.rows) > 0 && joinOfKeys(s)
 	for i := range lv.rows {
 		lv.rows[i].Rows = pred.rowSet(lv.rows[i].Lock.Table, lv.refs[i])
+		if keyed && lv.rows[i].Rows.Multi {
+			// Every relation of the join is one row: each is
+			// selected by a full key, from parameters or from the
+			// columns of another such relation.
+			lv.rows[i].Rows = RowSet{}
+		}
 	}
 	// The level's own rows are locked as its result rows come out, after
 	// its sub-queries ran.

@@ -94,6 +94,11 @@ func TestRowSets(t *testing.T) {
 		{"SELECT * FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE", []string{"accounts multi(= ANY(...)) order=id"}},
 		{"SELECT * FROM blocks b WHERE b.height > $1 ORDER BY b.hash DESC, inserted_at NULLS FIRST FOR UPDATE", []string{"blocks multi(a range) order=hash DESC, inserted_at NULLS FIRST"}},
 		{"SELECT * FROM blocks ORDER BY lower(hash) DESC NULLS FIRST FOR UPDATE", []string{"blocks multi(no WHERE clause) order=(expression 1) DESC"}},
+		// A join of relations each selected by a full key: one row each.
+		{"SELECT * FROM accounts a JOIN wallets w ON w.id = a.wallet_id WHERE a.id = $1 FOR UPDATE", []string{"accounts one key=id/$1", "wallets one"}},
+		{"SELECT * FROM accounts a JOIN wallets w ON w.account_id = a.id WHERE a.id = $1 FOR UPDATE", []string{"accounts one key=id/$1", "wallets multi(a join)"}},
+		{"SELECT * FROM accounts a JOIN wallets w ON w.id = a.wallet_id WHERE a.tenant = $1 FOR UPDATE", []string{"accounts multi(a join)", "wallets multi(a join)"}},
+		{"SELECT * FROM accounts a LEFT JOIN wallets w ON w.id = a.wallet_id WHERE a.id = $1 FOR UPDATE OF a", []string{"accounts one key=id/$1"}},
 		// Writes.
 		{"UPDATE accounts SET n = n + 1 WHERE id = $3", []string{"accounts one key=id/$3"}},
 		{"UPDATE accounts SET n = 0 WHERE id = ANY($1)", []string{"accounts multi(= ANY(...))"}},
@@ -218,6 +223,29 @@ func TestConcatTemplate(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("Analyze(%q) template = %q, want %q", tt.sql, got, tt.want)
+		}
+	}
+}
+
+// TestJoinOfKeysSchema checks a join through a composite key the schema
+// declares: the items of one order by (order_id, line) are one row, the
+// items of one order without the line are several.
+func TestJoinOfKeysSchema(t *testing.T) {
+	UseSchema(loadTestSchema(t))
+	t.Cleanup(func() { UseSchema(nil) })
+	tests := []struct {
+		sql  string
+		want []string
+	}{
+		{"SELECT * FROM orders o JOIN order_items i ON i.order_id = o.id AND i.line = $2 WHERE o.id = $1 FOR UPDATE",
+			[]string{"orders one key=id/$1", "order_items one"}},
+		{"SELECT * FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.id = $1 FOR UPDATE",
+			[]string{"orders one key=id/$1", "order_items multi(a join)"}},
+	}
+	for _, tt := range tests {
+		got := renderRows(Analyze(tt.sql).Effects)
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("Analyze(%q) rows = %q, want %q", tt.sql, got, tt.want)
 		}
 	}
 }

@@ -1,10 +1,11 @@
-package ownedrange // want package:"sql=true edges=4"
+package ownedrange // want package:"sql=true edges=16"
 
 // A range of the rows that belong to one parent (the chunks of one file
 // between two offsets), or a sub-query that picks them within the parent,
 // is read with one predicate and one plan by every execution: its rows come
-// in one order. A range across all parents, or keys the caller lists, is a
-// set each caller chooses.
+// in one order; so is a join of rows each selected by its key. A range
+// across all parents, or keys the caller lists, is a set each caller
+// chooses.
 
 import (
 	"context"
@@ -38,5 +39,18 @@ const trimQueue = `DELETE FROM or_tasks WHERE queue = $1 AND task_id IN (
 // DropTasks deletes the tasks of one queue that the caller lists.
 func DropTasks(ctx context.Context, tx pgx.Tx, queue int64, ids []int64) error { // want DropTasks:`^locks\(table:or_tasks ROW EXCLUSIVE@p1, row:or_tasks FOR UPDATE@p1\) holds\[0 1\]$`
 	_, err := tx.Exec(ctx, "DELETE FROM or_tasks WHERE queue = $1 AND task_id IN (SELECT unnest($2::bigint[]))", queue, ids) // want `unordered multi-row lock: DELETE takes rows of or_tasks \(FOR UPDATE\), several of them \(IN \(sub-query\)\)`
+	return err
+}
+
+// LockRun locks one run and its task: each selected by its key, the task
+// through the run's column.
+func LockRun(ctx context.Context, tx pgx.Tx, runID int64) error { // want LockRun:`^locks\(table:or_runs ROW SHARE@p1, table:or_jobs ROW SHARE@p1, row:or_runs FOR UPDATE@p1, row:or_jobs FOR UPDATE@p1\) holds\[0 1 2 3\]$`
+	_, err := tx.Exec(ctx, "SELECT r.id FROM or_runs r JOIN or_jobs j ON j.id = r.job_id WHERE r.id = $1 FOR UPDATE", runID)
+	return err
+}
+
+// LockQueueRuns locks the runs of a queue and their tasks.
+func LockQueueRuns(ctx context.Context, tx pgx.Tx, queue int64) error { // want LockQueueRuns:`^locks\(table:or_runs ROW SHARE@p1, table:or_jobs ROW SHARE@p1, row:or_runs FOR UPDATE@p1, row:or_jobs FOR UPDATE@p1\) holds\[0 1 2 3\]$`
+	_, err := tx.Exec(ctx, "SELECT r.id FROM or_runs r JOIN or_jobs j ON j.id = r.job_id WHERE r.queue = $1 FOR UPDATE", queue) // want `unordered multi-row lock: SELECT \.\.\. FOR UPDATE takes rows of or_jobs \(FOR UPDATE\), several of them \(a join\)` `unordered multi-row lock: SELECT \.\.\. FOR UPDATE takes rows of or_runs \(FOR UPDATE\), several of them \(a join\)`
 	return err
 }
