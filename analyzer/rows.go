@@ -51,13 +51,22 @@ func OrderMismatches(locks []lockseq.OrderedLock) []Mismatch {
 // imports. It returns the ordered locks to pass on in the package fact.
 func reportRows(pass *analysis.Pass, an *lockseq.Analysis, imported []lockseq.OrderedLock) []lockseq.OrderedLock {
 	migration := isMigrationPackage(pass.Pkg.Path())
-	for _, f := range an.Rows {
+	for _, g := range foldRows(an.Rows) {
 		if migration {
 			// A migration runs once, under its tool's lock: no second
 			// execution of the same code runs beside it.
 			continue
 		}
-		emit(pass, analysis.Diagnostic{Pos: f.Pos, Category: report.RowCategory(f), Message: report.RowMessage(f, report.Options{Rel: moduleRelative}),
+		f := g[0]
+		msg := report.RowMessage(f, report.Options{Rel: moduleRelative})
+		if len(g) > 1 {
+			var also []string
+			for _, o := range g[1:] {
+				also = append(also, o.Func)
+			}
+			msg += "\n  also: the same statement in the transactions of " + strings.Join(also, ", ") + " (one fix, in the statement)"
+		}
+		emit(pass, analysis.Diagnostic{Pos: f.Pos, Category: report.RowCategory(f), Message: msg,
 			Related: related(pass, report.RowRelated(f))})
 	}
 	all := slices.Concat(imported, an.Ordered)
@@ -89,6 +98,33 @@ func withoutSites(ordered []lockseq.OrderedLock) []lockseq.OrderedLock {
 	out := slices.Clone(ordered)
 	for i := range out {
 		out[i].At = token.NoPos
+	}
+	return out
+}
+
+// foldRows groups the unordered-row findings that are one statement reached
+// through a helper from several transactions (a DBTX method called by each
+// repository function that begins one): one mistake, fixed once in the
+// statement, is one report, at the first of its callers. Other findings
+// stay one per group.
+func foldRows(rows []lockseq.RowFinding) [][]lockseq.RowFinding {
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b lockseq.RowFinding) int { return int(a.Pos - b.Pos) })
+	var out [][]lockseq.RowFinding
+	at := map[string]int{}
+	for _, f := range rows {
+		if f.Rule != lockseq.UnorderedRows || len(f.Path) < 2 {
+			out = append(out, []lockseq.RowFinding{f})
+			continue
+		}
+		site := f.Path[len(f.Path)-1].Pos
+		k := f.Lock.Class.String() + "\x00" + site.String()
+		if i, ok := at[k]; ok {
+			out[i] = append(out[i], f)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, []lockseq.RowFinding{f})
 	}
 	return out
 }

@@ -122,7 +122,8 @@ func (e *Edge) InTest() bool {
 // TestCode reports whether code in file, of the package with import path
 // pkg, runs only under go test: a _test.go file, or a package whose name
 // says it serves tests (httptest-style "...test" packages, testutil,
-// testhelpers, testing, fixtures, mocks, testdata).
+// testhelpers, testing, test-something helpers such as testdb and testenv,
+// fixtures, mocks, testdata).
 func TestCode(file, pkg string) bool {
 	if strings.HasSuffix(file, "_test.go") {
 		return true
@@ -133,6 +134,7 @@ func TestCode(file, pkg string) bool {
 		case notTestWords[elem]:
 		case strings.HasSuffix(elem, "test"), strings.HasSuffix(elem, "tests"),
 			strings.HasPrefix(elem, "testutil"), strings.HasPrefix(elem, "testhelper"), strings.HasPrefix(elem, "testing"),
+			strings.HasPrefix(elem, "test") && testHelperNouns[strings.TrimLeft(elem[len("test"):], "_-")],
 			elem == "testdata", elem == "fixtures", elem == "mocks", elem == "mock":
 			return true
 		}
@@ -145,6 +147,17 @@ func TestCode(file, pkg string) bool {
 var notTestWords = map[string]bool{
 	"latest": true, "greatest": true, "fastest": true, "shortest": true, "smartest": true, "hottest": true,
 	"contest": true, "contests": true, "attest": true, "protest": true, "protests": true, "detest": true,
+}
+
+// testHelperNouns are what a package named test-something provides to tests
+// (testdb, testenv, test_server): named so, it serves tests. Other names
+// that start with "test" may be words (testimonials) or features (a tester
+// of a customer's endpoint).
+var testHelperNouns = map[string]bool{
+	"db": true, "dbs": true, "database": true, "pg": true, "postgres": true, "sql": true, "env": true, "envs": true,
+	"environment": true, "server": true, "servers": true, "suite": true, "suites": true, "kit": true, "support": true,
+	"fixture": true, "fixtures": true, "data": true, "container": true, "containers": true, "infra": true,
+	"harness": true, "setup": true, "seed": true, "seeds": true, "common": true, "lib": true, "libs": true,
 }
 
 // ComparePositions orders positions by file name, then line and column as

@@ -137,6 +137,106 @@ func (w *walker) fromItem(sc *scope, n *pg_query.Node, lv *level) {
 	}
 }
 
+// joinOfKeys reports whether every relation a join level reads yields one
+// row: its WHERE and inner join conditions compare a full key of each (the
+// schema's primary key or a unique constraint; without a schema, a key by
+// name) with parameters or constants, or with the columns of relations that
+// are themselves one row (current_executions by its key, joined to
+// executions on all of its key columns). A level that reads anything but
+// tables through inner joins is not judged.
+func joinOfKeys(s *pg_query.SelectStmt, schema *Schema) bool {
+	type relation struct{ table, ref string }
+	var rels []relation
+	var conds []*pg_query.Node
+	var collect func(n *pg_query.Node) bool
+	collect = func(n *pg_query.Node) bool {
+		switch item := n.GetNode().(type) {
+		case *pg_query.Node_RangeVar:
+			ref := item.RangeVar.GetAlias().GetAliasname()
+			if ref == "" {
+				ref = item.RangeVar.GetRelname()
+			}
+			rels = append(rels, relation{tableName(item.RangeVar), ref})
+			return true
+		case *pg_query.Node_JoinExpr:
+			j := item.JoinExpr
+			if j.GetJointype() != pg_query.JoinType_JOIN_INNER || len(j.GetUsingClause()) > 0 || j.GetIsNatural() {
+				return false
+			}
+			conds = append(conds, conjuncts(j.GetQuals())...)
+			return collect(j.GetLarg()) && collect(j.GetRarg())
+		}
+		return false
+	}
+	for _, f := range s.GetFromClause() {
+		if !collect(f) {
+			return false
+		}
+	}
+	conds = append(conds, conjuncts(s.GetWhereClause())...)
+	// The column of relation i an expression is, if any.
+	columnAt := func(n *pg_query.Node) (int, string) {
+		for i, r := range rels {
+			if col, ok := columnOf(n, r.ref, true); ok {
+				return i, col
+			}
+		}
+		return -1, ""
+	}
+	fixed := make([][]string, len(rels)) // columns equal to a value
+	type link struct {
+		a, b       int
+		colA, colB string
+	}
+	var links []link
+	for _, c := range conds {
+		e := c.GetAExpr()
+		if e == nil || e.GetKind() != pg_query.A_Expr_Kind_AEXPR_OP || len(e.GetName()) == 0 ||
+			e.GetName()[len(e.GetName())-1].GetString_().GetSval() != "=" {
+			continue
+		}
+		li, lc := columnAt(e.GetLexpr())
+		ri, rc := columnAt(e.GetRexpr())
+		switch {
+		case li >= 0 && ri >= 0 && li != ri:
+			links = append(links, link{li, ri, lc, rc})
+		case li >= 0 && ri < 0 && (paramNumber(e.GetRexpr()) > 0 || constant(e.GetRexpr())):
+			fixed[li] = append(fixed[li], lc)
+		case ri >= 0 && li < 0 && (paramNumber(e.GetLexpr()) > 0 || constant(e.GetLexpr())):
+			fixed[ri] = append(fixed[ri], rc)
+		}
+	}
+
+	single := func(i int, cols []string) bool {
+		if schema.lookup(rels[i].table) != nil {
+			return schema.IsSingleRow(rels[i].table, cols)
+		}
+		return slices.ContainsFunc(cols, func(c string) bool { return isKeyColumn(rels[i].table, c) })
+	}
+	one := make([]bool, len(rels))
+	for changed := true; changed; {
+		changed = false
+		for i := range rels {
+			if one[i] {
+				continue
+			}
+			cols := slices.Clone(fixed[i])
+			for _, l := range links {
+				switch {
+				case l.a == i && one[l.b]:
+					cols = append(cols, l.colA)
+				case l.b == i && one[l.a]:
+					cols = append(cols, l.colB)
+				}
+			}
+			if single(i, cols) {
+				one[i], changed = true, true
+			}
+		}
+	}
+	return len(rels) > 1 && !slices.Contains(one, false)
+}
+
 // readTable records a table read in FROM: ACCESS SHARE, or ROW SHARE plus
 // row locks when a locking clause reaches it.
 func (w *walker) readTable(sc *scope, rv *pg_query.RangeVar, lv *level) {
@@ -191,7 +291,7 @@ func (w *walker) selectStmt(sc *scope, s *pg_query.SelectStmt, inherited rowLock
 	targets := len(w.others)
 	w.nodes(sc, s.GetTargetList())
 	pred := predicate{where: s.GetWhereClause(), sort: s.GetSortClause(), limit: s.GetLimitCount(), joined: relations(s.GetFromClause()) > 1, schema: w.schema}
-	w.perRowAdvisory(w.others[targets:], pred, s.GetFromClause())
+	w.perRowAdvisory(sc, s, w.others[targets:], pred)
 	w.node(sc, s.GetWhereClause())
 	w.nodes(sc, s.GetGroupClause())
 	w.node(sc, s.GetHavingClause())
@@ -200,8 +300,15 @@ func (w *walker) selectStmt(sc *scope, s *pg_query.SelectStmt, inherited rowLock
 	w.nodes(sc, s.GetSortClause())
 	w.node(sc, s.GetLimitOffset())
 	w.node(sc, s.GetLimitCount())
+	keyed := pred.joined && len(lv.rows) > 0 && joinOfKeys(s, w.schema)
 	for i := range lv.rows {
 		lv.rows[i].Rows = pred.rowSet(lv.rows[i].Lock.Table, lv.refs[i])
+		if keyed && lv.rows[i].Rows.Multi {
+			// Every relation of the join is one row: each is
+			// selected by a full key, from parameters or from the
+			// columns of another such relation.
+			lv.rows[i].Rows = RowSet{}
+		}
 	}
 	// The level's own rows are locked as its result rows come out, after
 	// its sub-queries ran.
@@ -265,7 +372,7 @@ func (w *walker) insertStmt(sc *scope, ins *pg_query.InsertStmt) {
 		w.node(sc, oc.GetWhereClause())
 	}
 	if oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
-		w.addRow(target, ForUpdate, verb, insertedRows(ins.GetSelectStmt()))
+		w.addRow(target, ForUpdate, verb, insertedRows(sc, ins.GetSelectStmt()))
 	}
 	w.nodes(sc, ins.GetReturningList())
 }
@@ -309,36 +416,108 @@ func relations(from []*pg_query.Node) int {
 // perRowAdvisory describes the rows of an advisory lock called in the target
 // list of a query that reads a table (SELECT pg_advisory_xact_lock(id) FROM
 // t WHERE ...): it is taken once per row, in the order the rows come out.
-func (w *walker) perRowAdvisory(effects []Effect, pred predicate, from []*pg_query.Node) {
+// Rows read from a CTE or sub-select come out in its order, or are one.
+func (w *walker) perRowAdvisory(sc *scope, s *pg_query.SelectStmt, effects []Effect, pred predicate) {
+	from := s.GetFromClause()
 	if len(from) == 0 {
 		return
 	}
 	rv := from[0].GetRangeVar()
 	table, ref := tableName(rv), refName(rv)
+	rows := pred.rowSet(table, ref)
+	if rows.Multi && rows.Order == "" && (rv == nil || rv.GetSchemaname() == "" && sc.isCTE(rv.GetRelname())) {
+		one, order := sourceRows(sc, s, 0)
+		if one {
+			rows = RowSet{}
+		}
+		rows.Order = order
+	}
 	for i := range effects {
 		if effects[i].Kind == Acquire && effects[i].Lock.Kind == Advisory {
-			effects[i].Rows = pred.rowSet(table, ref)
+			effects[i].Rows = rows
 		}
 	}
 }
 
 // insertedRows describes the rows an INSERT ... ON CONFLICT DO UPDATE may
-// lock: one per VALUES row, or one per row of its SELECT.
-func insertedRows(src *pg_query.Node) RowSet {
+// lock: one per VALUES row, or one per row of its SELECT, in the order the
+// SELECT yields them.
+func insertedRows(sc *scope, src *pg_query.Node) RowSet {
 	s := src.GetSelectStmt()
 	if s == nil {
 		return RowSet{}
 	}
-	if vals := s.GetValuesLists(); vals != nil {
-		if len(vals) > 1 {
-			return RowSet{Multi: true, Why: whyValues}
-		}
+	if vals := s.GetValuesLists(); len(vals) > 1 {
+		return RowSet{Multi: true, Why: whyValues}
+	}
+	one, order := sourceRows(sc, s, 0)
+	if one {
 		return RowSet{}
 	}
-	if len(s.GetFromClause()) > 0 || setReturning(s.GetTargetList()) {
-		return RowSet{Multi: true, Why: whySelect, Order: sortText(s.GetSortClause())}
+	return RowSet{Multi: true, Why: whySelect, Order: order}
+}
+
+// maxSourceDepth bounds how many CTEs and sub-selects sourceRows follows (a
+// recursive CTE reads itself).
+const maxSourceDepth = 8
+
+// sourceRows says how many rows, and in what order, a query that feeds an
+// INSERT yields. One at most: a SELECT without FROM (of no set-returning
+// function), one VALUES row, LIMIT 1, or a level that filters, groups or
+// de-duplicates the rows of such a CTE or sub-select. Otherwise several, in
+// the order of the level's ORDER BY or, when it reads one CTE or sub-select
+// and only filters it, in that query's order: PostgreSQL does not flatten a
+// sub-query that has an ORDER BY, and scanning it keeps the sorted order.
+func sourceRows(sc *scope, s *pg_query.SelectStmt, depth int) (one bool, order string) {
+	if s == nil || depth > maxSourceDepth {
+		return false, ""
 	}
-	return RowSet{}
+	order = sortText(s.GetSortClause())
+	if vals := s.GetValuesLists(); vals != nil {
+		return len(vals) == 1, order
+	}
+	if s.GetOp() != pg_query.SetOperation_SETOP_NONE {
+		return false, order
+	}
+	if isLimitOne(s.GetLimitCount()) {
+		return true, order
+	}
+	if setReturning(s.GetTargetList()) {
+		return false, order
+	}
+	from := s.GetFromClause()
+	if len(from) == 0 {
+		return true, order
+	}
+	if len(from) > 1 {
+		return false, order
+	}
+	sc = cteScope(sc, s.GetWithClause())
+	var inner *pg_query.Node
+	if rs := from[0].GetRangeSubselect(); rs != nil {
+		inner = rs.GetSubquery()
+	} else if rv := from[0].GetRangeVar(); rv != nil && rv.GetSchemaname() == "" {
+		inner = sc.cteQuery(rv.GetRelname())
+	}
+	if inner == nil {
+		return false, order
+	}
+	innerOne, innerOrder := sourceRows(sc, inner.GetSelectStmt(), depth+1)
+	if order == "" && len(s.GetGroupClause()) == 0 && len(s.GetDistinctClause()) == 0 && !windowed(s.GetTargetList()) {
+		order = innerOrder
+	}
+	return innerOne, order
+}
+
+// windowed reports whether a target list calls a window function, whose
+// evaluation sorts the rows by its own window.
+func windowed(targets []*pg_query.Node) bool {
+	for _, t := range targets {
+		if fc := t.GetResTarget().GetVal().GetFuncCall(); fc != nil && fc.GetOver() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // setReturning reports whether a target list calls a function that returns
@@ -346,17 +525,22 @@ func insertedRows(src *pg_query.Node) RowSet {
 // row per element even without a FROM list.
 func setReturning(targets []*pg_query.Node) bool {
 	for _, t := range targets {
-		fc := t.GetResTarget().GetVal().GetFuncCall()
-		if fc == nil {
-			continue
-		}
-		switch funcName(fc.GetFuncname()) {
-		case "unnest", "generate_series", "json_array_elements", "jsonb_array_elements",
-			"json_array_elements_text", "jsonb_array_elements_text", "json_to_recordset",
-			"jsonb_to_recordset", "json_populate_recordset", "jsonb_populate_recordset",
-			"regexp_split_to_table", "string_to_table":
+		if fc := t.GetResTarget().GetVal().GetFuncCall(); fc != nil && setReturningFunc(fc) {
 			return true
 		}
+	}
+	return false
+}
+
+// setReturningFunc reports whether a function call returns several rows
+// (unnest, generate_series, the JSON array expanders, ...).
+func setReturningFunc(fc *pg_query.FuncCall) bool {
+	switch funcName(fc.GetFuncname()) {
+	case "unnest", "generate_series", "json_array_elements", "jsonb_array_elements",
+		"json_array_elements_text", "jsonb_array_elements_text", "json_to_recordset",
+		"jsonb_to_recordset", "json_populate_recordset", "jsonb_populate_recordset",
+		"regexp_split_to_table", "string_to_table":
+		return true
 	}
 	return false
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // RowSet says which rows one row lock takes and in what order: the facts
@@ -153,6 +155,12 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	// constSet is set when a conjunct restricts a column to a set of
 	// constants: the statement, not its caller, chooses it.
 	constSet := false
+	// keySet is set when a conjunct restricts a column to a set of keys
+	// the caller chooses (= ANY, IN, a sub-query of other values); a
+	// range alone is not one, nor a sub-query within the statement's own
+	// equalities.
+	keySet := false
+	var subqueries []*pg_query.Node
 	// A schema that knows the table decides which columns are keys; the
 	// naming convention stands in for it otherwise.
 	known := p.schema.lookup(table) != nil
@@ -173,14 +181,22 @@ func (p predicate) rowSet(table, ref string) RowSet {
 			}
 		case cmpAny:
 			why = cmp(why, whyAny)
+			keySet = true
 		case cmpIn:
 			why = cmp(why, whyIn)
+			keySet = true
 		case cmpInQuery:
 			why = cmp(why, whyInQuery)
+			subqueries = append(subqueries, c)
 		case cmpRange:
 			why = cmp(why, whyRange)
 		case cmpConstSet:
 			constSet = true
+		}
+	}
+	for _, c := range subqueries {
+		if !withinParams(c.GetSubLink().GetSubselect(), eqParams) {
+			keySet = true
 		}
 	}
 	slices.Sort(eq)
@@ -214,6 +230,24 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	}
 	rs.Multi = true
 	switch {
+	case (why == whyRange || why == whyInQuery) && !keySet && !p.joined && rs.EqColumns != "":
+		// WHERE inode = $1 AND indx BETWEEN $2 AND $3, or AND task_id
+		// IN (SELECT ... WHERE queue = $1 ... LIMIT $4): the rows of
+		// one value, a part of them that the statement, not its
+		// caller, chooses. Every execution reads them with that
+		// predicate and plan, in one direction: one order, as with the
+		// equality alone.
+		part := "a range"
+		if why == whyInQuery {
+			part = "a sub-query"
+		}
+		rs.Why = "equality on " + rs.EqColumns + " and " + part + ", not a key"
+		rs.EqualityOnly = true
+		if len(eqParams) == 1 {
+			for p := range eqParams {
+				rs.KeyParam = p
+			}
+		}
 	case why != "":
 		rs.Why = why
 	case p.keyList:
@@ -249,6 +283,66 @@ func (p predicate) rowSet(table, ref string) RowSet {
 		rs.Why = "a predicate that can match several rows"
 	}
 	return rs
+}
+
+// withinParams reports whether a sub-query picks its rows within the
+// enclosing level's equalities rather than from a set its caller passes: no
+// parameter of its own is a set (= ANY($n), IN ($n, ...), unnest($n), a
+// list of VALUES) unless it is one of the level's equality parameters
+// (eqParams, keyed by $n). Its own equalities, ranges and LIMIT narrow the
+// rows of the level's key; they choose no other keys.
+func withinParams(sub *pg_query.Node, eqParams map[int]bool) bool {
+	s := sub.GetSelectStmt()
+	if s == nil {
+		return false
+	}
+	ok := true
+	var visit func(m proto.Message, set bool)
+	visit = func(m proto.Message, set bool) {
+		if !ok || m == nil {
+			return
+		}
+		switch x := m.(type) {
+		case *pg_query.ParamRef:
+			if set && !eqParams[int(x.GetNumber())] {
+				ok = false
+			}
+			return
+		case *pg_query.A_Expr:
+			switch x.GetKind() {
+			case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL, pg_query.A_Expr_Kind_AEXPR_IN:
+				set = true
+			}
+		case *pg_query.FuncCall:
+			if setReturningFunc(x) {
+				set = true
+			}
+		case *pg_query.RangeFunction:
+			set = true
+		case *pg_query.SelectStmt:
+			if len(x.GetValuesLists()) > 0 {
+				set = true
+			}
+		}
+		pm := m.ProtoReflect()
+		if !pm.IsValid() {
+			return
+		}
+		pm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Message() == nil || fd.IsMap():
+			case fd.IsList():
+				for i := range v.List().Len() {
+					visit(v.List().Get(i).Message().Interface(), set)
+				}
+			default:
+				visit(v.Message().Interface(), set)
+			}
+			return ok
+		})
+	}
+	visit(s, false)
+	return ok
 }
 
 // constant reports whether n is a constant: a literal, a list or array of

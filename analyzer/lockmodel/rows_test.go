@@ -71,6 +71,19 @@ func TestRowSets(t *testing.T) {
 		{"SELECT * FROM accounts WHERE id IN (SELECT account_id FROM transfers) FOR UPDATE", []string{"accounts multi(IN (sub-query))"}},
 		{"SELECT * FROM accounts WHERE id > $1 FOR UPDATE", []string{"accounts multi(a range)"}},
 		{"SELECT * FROM accounts WHERE id BETWEEN 1 AND 9 FOR UPDATE", []string{"accounts multi(a range)"}},
+		// A range within the rows of one value: one predicate, one plan.
+		{"SELECT indx FROM chunks WHERE inode = $1 AND indx > $2 AND indx < $3 FOR UPDATE", []string{"chunks multi(equality on inode and a range, not a key) key=/$1 ordered-by-plan"}},
+		{"DELETE FROM events WHERE tenant = $1 AND at BETWEEN $2 AND $3", []string{"events multi(equality on tenant and a range, not a key) key=/$1 ordered-by-plan"}},
+		{"SELECT * FROM chunks WHERE inode = $1 AND indx < $2 AND id = ANY($3) FOR UPDATE", []string{"chunks multi(a range)"}},
+		{"DELETE FROM tasks WHERE queue = $1 AND task_id IN (SELECT task_id FROM tasks WHERE queue = $1 AND task_id < $2 ORDER BY task_id LIMIT $3)",
+			[]string{"tasks multi(equality on queue and a sub-query, not a key) key=/$1 ordered-by-plan"}},
+		{"DELETE FROM tasks WHERE queue = $1 AND task_id IN (SELECT task_id FROM tasks WHERE queue = $1 ORDER BY task_id LIMIT $2)",
+			[]string{"tasks multi(equality on queue and a sub-query, not a key) key=/$1 ordered-by-plan"}},
+		{"DELETE FROM tasks WHERE queue = $1 AND task_id IN (SELECT task_id FROM picked WHERE id = ANY($2))", []string{"tasks multi(IN (sub-query))"}},
+		{"DELETE FROM tasks WHERE queue = $1 AND task_id IN (SELECT unnest($2::bigint[]))", []string{"tasks multi(IN (sub-query))"}},
+		{"DELETE FROM tasks WHERE queue = $1 AND task_id IN (SELECT k FROM unnest($2::bigint[]) k)", []string{"tasks multi(IN (sub-query))"}},
+		{"DELETE FROM tasks WHERE task_id IN (SELECT task_id FROM tasks WHERE queue = $1 LIMIT $2)", []string{"tasks multi(IN (sub-query))"}},
+		{"SELECT * FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.inode = $1 AND c.indx < $2 FOR UPDATE", []string{"chunks multi(a range)", "files multi(a join)"}},
 		{"SELECT * FROM accounts FOR UPDATE", []string{"accounts multi(no WHERE clause)"}},
 		{"SELECT * FROM sessions WHERE user_id = $1 FOR UPDATE", []string{"sessions multi(equality on user_id, not a key) key=/$1 ordered-by-plan"}},
 		{"SELECT * FROM t WHERE lower(name) LIKE $1 FOR SHARE", []string{"t multi(a predicate that can match several rows)"}},
@@ -81,6 +94,11 @@ func TestRowSets(t *testing.T) {
 		{"SELECT * FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE", []string{"accounts multi(= ANY(...)) order=id"}},
 		{"SELECT * FROM blocks b WHERE b.height > $1 ORDER BY b.hash DESC, inserted_at NULLS FIRST FOR UPDATE", []string{"blocks multi(a range) order=hash DESC, inserted_at NULLS FIRST"}},
 		{"SELECT * FROM blocks ORDER BY lower(hash) DESC NULLS FIRST FOR UPDATE", []string{"blocks multi(no WHERE clause) order=(expression 1) DESC"}},
+		// A join of relations each selected by a full key: one row each.
+		{"SELECT * FROM accounts a JOIN wallets w ON w.id = a.wallet_id WHERE a.id = $1 FOR UPDATE", []string{"accounts one key=id/$1", "wallets one"}},
+		{"SELECT * FROM accounts a JOIN wallets w ON w.account_id = a.id WHERE a.id = $1 FOR UPDATE", []string{"accounts one key=id/$1", "wallets multi(a join)"}},
+		{"SELECT * FROM accounts a JOIN wallets w ON w.id = a.wallet_id WHERE a.tenant = $1 FOR UPDATE", []string{"accounts multi(a join)", "wallets multi(a join)"}},
+		{"SELECT * FROM accounts a LEFT JOIN wallets w ON w.id = a.wallet_id WHERE a.id = $1 FOR UPDATE OF a", []string{"accounts one key=id/$1"}},
 		// Writes.
 		{"UPDATE accounts SET n = n + 1 WHERE id = $3", []string{"accounts one key=id/$3"}},
 		{"UPDATE accounts SET n = 0 WHERE id = ANY($1)", []string{"accounts multi(= ANY(...))"}},
@@ -95,6 +113,17 @@ func TestRowSets(t *testing.T) {
 		{"INSERT INTO c (k, n) VALUES ($1, 1) ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c one"}},
 		{"INSERT INTO c (k, n) VALUES ($1, 1), ($2, 1) ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(several VALUES rows)"}},
 		{"INSERT INTO c (k, n) SELECT k, 1 FROM src ORDER BY k ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT) order=k"}},
+		// The SELECT reads a CTE or sub-select: its order, or its one row.
+		{"WITH i AS (SELECT unnest($1::text[]) AS k ORDER BY k) INSERT INTO c (k, n) SELECT i.k, 1 FROM i WHERE i.k <> '' ON CONFLICT (k) DO UPDATE SET n = c.n + 1",
+			[]string{"c multi(the rows of a SELECT) order=k"}},
+		{"INSERT INTO c (k, n) SELECT s.k, 1 FROM (SELECT k FROM src ORDER BY k) s ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT) order=k"}},
+		{"WITH i AS (SELECT unnest($1::text[]) AS k) INSERT INTO c (k, n) SELECT i.k, 1 FROM i ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
+		{"WITH i AS (SELECT k FROM src ORDER BY k) INSERT INTO c (k, n) SELECT i.k, count(*) FROM i GROUP BY i.k ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
+		{"WITH i AS (SELECT k FROM src ORDER BY k) INSERT INTO c (k, n) SELECT i.k, 1 FROM i JOIN other o ON o.k = i.k ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
+		{"WITH i AS (SELECT $1::text AS k), f AS (SELECT k FROM i WHERE NOT EXISTS (SELECT 1 FROM c WHERE c.held)) INSERT INTO c (k, n) SELECT f.k, 1 FROM f ON CONFLICT (k) DO UPDATE SET n = c.n + 1",
+			[]string{"c one"}},
+		{"WITH i AS (SELECT k FROM src) INSERT INTO c (k, n) SELECT i.k, 1 FROM i ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
+		{"WITH RECURSIVE r AS (SELECT 1 AS k UNION ALL SELECT k + 1 FROM r WHERE k < 9) INSERT INTO c (k, n) SELECT r.k, 1 FROM r ON CONFLICT (k) DO UPDATE SET n = c.n + 1", []string{"c multi(the rows of a SELECT)"}},
 		// The ordered lock first, in a CTE: the UPDATE's rows are taken already.
 		{"WITH l AS (SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE) UPDATE accounts SET n = 0 WHERE id IN (SELECT id FROM l)",
 			[]string{"accounts multi(= ANY(...)) order=id", "accounts multi(IN (sub-query)) prelocked"}},
@@ -104,6 +133,9 @@ func TestRowSets(t *testing.T) {
 		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1", []string{"advisory multi(equality on tenant, not a key) key=/$1 ordered-by-plan"}},
 		{"SELECT pg_advisory_xact_lock(id) FROM accounts WHERE tenant = $1 ORDER BY id", []string{"advisory multi(equality on tenant, not a key) key=/$1 order=id ordered-by-plan"}},
 		{"SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k", []string{"advisory multi(no WHERE clause)"}},
+		{"WITH i AS (SELECT unnest($1::bigint[]) AS k ORDER BY k) SELECT pg_advisory_xact_lock(i.k) FROM i", []string{"advisory multi(no WHERE clause) order=k"}},
+		{"WITH i AS (SELECT unnest($1::bigint[]) AS k) SELECT pg_advisory_xact_lock(i.k) FROM i", []string{"advisory multi(no WHERE clause)"}},
+		{"WITH i AS (SELECT $1::bigint AS k) SELECT pg_advisory_xact_lock(i.k) FROM i", []string{"advisory one"}},
 		{"SELECT pg_advisory_xact_lock($1)", []string{"advisory one"}},
 	}
 	for _, tt := range tests {
@@ -190,6 +222,28 @@ func TestConcatTemplate(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("Analyze(%q) template = %q, want %q", tt.sql, got, tt.want)
+		}
+	}
+}
+
+// TestJoinOfKeysSchema checks a join through a composite key the schema
+// declares: the items of one order by (order_id, line) are one row, the
+// items of one order without the line are several.
+func TestJoinOfKeysSchema(t *testing.T) {
+	schema := loadTestSchema(t)
+	tests := []struct {
+		sql  string
+		want []string
+	}{
+		{"SELECT * FROM orders o JOIN order_items i ON i.order_id = o.id AND i.line = $2 WHERE o.id = $1 FOR UPDATE",
+			[]string{"orders one key=id/$1", "order_items one"}},
+		{"SELECT * FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.id = $1 FOR UPDATE",
+			[]string{"orders one key=id/$1", "order_items multi(a join)"}},
+	}
+	for _, tt := range tests {
+		got := renderRows(schema.Analyze(tt.sql).Effects)
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("Analyze(%q) rows = %q, want %q", tt.sql, got, tt.want)
 		}
 	}
 }

@@ -103,17 +103,25 @@ func rowEffect(stmt int, table string, mode Mode, wait WaitPolicy, verb string) 
 // scope lists the names of the common table expressions visible at a point
 // of the query: a FROM item with such a name reads the CTE, not a table.
 type scope struct {
-	names  []string
-	parent *scope
+	names []string
+	// queries are the CTEs' queries, one per name.
+	queries []*pg_query.Node
+	parent  *scope
 }
 
 func (s *scope) isCTE(name string) bool {
+	return s.cteQuery(name) != nil
+}
+
+// cteQuery returns the query of the CTE called name visible in the scope, or
+// nil.
+func (s *scope) cteQuery(name string) *pg_query.Node {
 	for ; s != nil; s = s.parent {
-		if slices.Contains(s.names, name) {
-			return true
+		if i := slices.Index(s.names, name); i >= 0 {
+			return s.queries[i]
 		}
 	}
-	return false
+	return nil
 }
 
 // tableName returns the name of the relation as Lock.Table spells it:
@@ -221,23 +229,35 @@ func (w *walker) withClause(sc *scope, wc *pg_query.WithClause) *scope {
 	if wc == nil || len(wc.GetCtes()) == 0 {
 		return sc
 	}
-	var names []string
-	for _, n := range wc.GetCtes() {
-		names = append(names, n.GetCommonTableExpr().GetCtename())
-	}
+	all := cteScope(sc, wc)
 	for i, n := range wc.GetCtes() {
-		visible := names[:i:i]
+		visible := &scope{names: all.names[:i:i], queries: all.queries[:i:i], parent: sc}
 		if wc.GetRecursive() {
-			visible = names
+			visible = all
 		}
 		cte := n.GetCommonTableExpr()
 		if cte == nil {
 			w.node(sc, n)
 			continue
 		}
-		w.query(&scope{names: visible, parent: sc}, cte.GetCtequery(), rowLockReq{})
+		w.query(visible, cte.GetCtequery(), rowLockReq{})
 	}
-	return &scope{names: names, parent: sc}
+	return all
+}
+
+// cteScope is the scope in which the query that owns a WITH clause sees its
+// CTEs.
+func cteScope(sc *scope, wc *pg_query.WithClause) *scope {
+	if wc == nil || len(wc.GetCtes()) == 0 {
+		return sc
+	}
+	out := &scope{parent: sc}
+	for _, n := range wc.GetCtes() {
+		cte := n.GetCommonTableExpr()
+		out.names = append(out.names, cte.GetCtename())
+		out.queries = append(out.queries, cte.GetCtequery())
+	}
+	return out
 }
 
 // query walks a sub-query. inherited is the locking clause of an enclosing

@@ -336,6 +336,13 @@ func callerChosen(key string) bool {
 
 // report records a row finding once per rule and position.
 func (fa *fnAnalysis) reportRows(f RowFinding) {
+	if (f.Rule == UnorderedRows || f.Rule == LoopOrder) && !lockmodel.ModesConflict(f.Lock.Mode, f.Lock.Mode) {
+		// Two executions of the same code take these rows in a mode
+		// that does not conflict with itself (FOR KEY SHARE of a
+		// foreign key check, FOR SHARE): neither waits for the other,
+		// whatever the order.
+		return
+	}
 	k := rowKey(f.Rule, fa.position(f.Pos), f.Lock.Class)
 	if fa.rowVeto[k] || slices.ContainsFunc(fa.rowCands, func(o RowFinding) bool {
 		return rowKey(o.Rule, fa.position(o.Pos), o.Lock.Class) == k

@@ -1,6 +1,10 @@
 package sqlsite
 
-import "testing"
+import (
+	"go/token"
+	"go/types"
+	"testing"
+)
 
 // TestDefaultTableName checks the default names against those GORM
 // v1.31.2's NamingStrategy.TableName gives (printed by a program that
@@ -141,6 +145,32 @@ func TestBeegoKind(t *testing.T) {
 	} {
 		if got := beegoKind(tc.pkg, tc.name); got != tc.want {
 			t.Errorf("beegoKind(%s, %s) = %v, want %v", tc.pkg, tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestXormColumn checks the column a condition bean's field filters on.
+func TestXormColumn(t *testing.T) {
+	field := func(name string, embedded bool) *types.Var {
+		return types.NewField(token.NoPos, nil, name, types.Typ[types.Int64], embedded)
+	}
+	tests := []struct {
+		name     string
+		embedded bool
+		tag      string
+		want     string
+	}{
+		{"Inode", false, "", "inode"},
+		{"JobID", false, `json:"job"`, "job_i_d"},
+		{"Owner", false, `xorm:"'holder' notnull index"`, "holder"},
+		{"Parent", false, `xorm:"notnull unique(edge)"`, "parent"},
+		{"Cache", false, `xorm:"-"`, ""},
+		{"Base", true, `xorm:"extends"`, ""},
+		{"Base", true, "", ""},
+	}
+	for _, tt := range tests {
+		if got := xormColumn(field(tt.name, tt.embedded), tt.tag); got != tt.want {
+			t.Errorf("xormColumn(%s, %q) = %q, want %q", tt.name, tt.tag, got, tt.want)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package sqlsite
 import (
 	"go/constant"
 	"go/types"
+	"reflect"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -146,6 +148,9 @@ func (rs *Rules) classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.C
 			st.suffix = append(st.suffix, "FOR UPDATE")
 		}
 	}
+	if bean := xormCondBean(name, op.Args); bean != nil {
+		st.where = append(st.where, xormBeanConds(bean)...)
+	}
 	if name == "Get" {
 		st.limit1 = true // xorm's Get reads one row
 	}
@@ -157,6 +162,106 @@ func (rs *Rules) classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.C
 		st.table = xormTable(bean)
 	}
 	return rs.builtQuery(op, root, &st, "xorm Session."+name)
+}
+
+// xormCondBean returns the condition bean of a finisher's arguments, if
+// any: Find(&rows, &Cond{...}) and Update(&row, &Cond{...}) take it after
+// the first argument; Get, Delete, Count and Exist filter by the bean they
+// are given.
+func xormCondBean(name string, args []ssa.Value) ssa.Value {
+	at := 0
+	switch name {
+	case "Find", "Update":
+		at = 1
+	case "Get", "Delete", "Count", "Exist":
+	default:
+		return nil
+	}
+	if at >= len(args) {
+		return nil
+	}
+	elems, ok := variadicElems(args[at])
+	if !ok || len(elems) == 0 {
+		return nil
+	}
+	return elems[0]
+}
+
+// xormBeanConds renders the conditions xorm builds from a bean it filters
+// by: one equality per field the function sets to a value that is not the
+// zero value (xorm skips zero fields), on the field's column. Only a bean
+// built in the function (&Flock{Inode: ino}, or a variable whose fields it
+// sets) is read; nothing is claimed about one it was handed.
+func xormBeanConds(bean ssa.Value) []string {
+	if mi, ok := bean.(*ssa.MakeInterface); ok {
+		bean = mi.X
+	}
+	alloc, ok := bean.(*ssa.Alloc)
+	if !ok || alloc.Referrers() == nil {
+		return nil
+	}
+	st, ok := types.Unalias(alloc.Type().(*types.Pointer).Elem()).Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	var conds []string
+	for _, r := range *alloc.Referrers() {
+		fa, ok := r.(*ssa.FieldAddr)
+		if !ok || fa.Referrers() == nil {
+			continue
+		}
+		col := xormColumn(st.Field(fa.Field), st.Tag(fa.Field))
+		if col == "" {
+			continue
+		}
+		for _, u := range *fa.Referrers() {
+			if store, ok := u.(*ssa.Store); ok && store.Addr == fa && !zeroConst(store.Val) {
+				conds = append(conds, col+" = ?")
+				break
+			}
+		}
+	}
+	slices.Sort(conds)
+	return slices.Compact(conds)
+}
+
+// xormColumn is the column of a struct field under xorm's default mapper:
+// the name quoted in its xorm tag ('inode'), or its snake-cased name; ""
+// for a field xorm ignores (xorm:"-") or one that embeds another bean.
+func xormColumn(f *types.Var, tag string) string {
+	spec := reflect.StructTag(tag).Get("xorm")
+	for _, tok := range strings.Fields(spec) {
+		switch {
+		case tok == "-", strings.EqualFold(tok, "extends"):
+			return ""
+		case len(tok) > 2 && tok[0] == '\'' && tok[len(tok)-1] == '\'':
+			return tok[1 : len(tok)-1]
+		}
+	}
+	if f.Anonymous() {
+		return ""
+	}
+	return xormSnake(f.Name())
+}
+
+// zeroConst reports whether v is a constant zero value (0, "", false, nil).
+func zeroConst(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	if !ok {
+		return false
+	}
+	if c.Value == nil {
+		return true
+	}
+	switch c.Value.Kind() {
+	case constant.Bool:
+		return !constant.BoolVal(c.Value)
+	case constant.String:
+		return constant.StringVal(c.Value) == ""
+	case constant.Int, constant.Float, constant.Complex:
+		return constant.Sign(c.Value) == 0
+	}
+	return false
 }
 
 // xormTable names the table of an xorm bean: its TableName method, or its

@@ -1,4 +1,4 @@
-package xormjobs // want package:"sql=true edges=12"
+package xormjobs // want package:"sql=true edges=14"
 
 import (
 	"xorm.io/xorm"
@@ -58,6 +58,34 @@ func (s *Store) Refund(accountID int64) error { // want Refund:`locks\(.*row:acc
 		}
 		var jobs []Job
 		return nil, sess.Where("account_id = ?", accountID).ForUpdate().Find(&jobs) // want `lock-order inversion: rows of accounts and rows of job are locked in opposite orders`
+	})
+	return err
+}
+
+// Hold is a row of hold: the holds of one job.
+type Hold struct {
+	ID    int64
+	JobID int64
+	Owner string `xorm:"'holder'"`
+}
+
+// ReleaseHolds locks the holds of one job: xorm filters by the condition
+// bean's fields that are set, so the rows are those of one job_id, taken in
+// the one order of that predicate's plan.
+func (s *Store) ReleaseHolds(jobID int64) error { // want ReleaseHolds:`^locks\(table:hold ROW SHARE@L0, row:hold FOR UPDATE@L0\)$`
+	_, err := s.engine.Transaction(func(sess *xorm.Session) (any, error) {
+		var holds []Hold
+		return nil, sess.ForUpdate().Find(&holds, &Hold{JobID: jobID})
+	})
+	return err
+}
+
+// ReleaseAll locks every hold: the condition bean has no field set, so
+// the statement has no WHERE clause.
+func (s *Store) ReleaseAll() error { // want ReleaseAll:`^locks\(table:hold ROW SHARE@L0, row:hold FOR UPDATE@L0\)$`
+	_, err := s.engine.Transaction(func(sess *xorm.Session) (any, error) {
+		var holds []Hold
+		return nil, sess.ForUpdate().Find(&holds, &Hold{JobID: 0}) // want `unordered multi-row lock: SELECT \.\.\. FOR UPDATE takes rows of hold \(FOR UPDATE\), several of them \(no WHERE clause\)`
 	})
 	return err
 }
