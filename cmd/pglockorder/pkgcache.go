@@ -64,10 +64,41 @@ func (c *pkgCache) storeLater(key string, u *unit, facts *factStore) {
 	})
 }
 
-// wait waits until every entry is written.
+// wait waits until every entry is written, then prunes the cache.
 func (c *pkgCache) wait() {
 	if c != nil {
 		c.writes.Wait()
+		c.prune(max(minKeptEntries, keptRuns*len(c.analysed)))
+	}
+}
+
+// minKeptEntries and keptRuns bound the per-package cache: the entries of
+// about keptRuns runs of the program are kept, the least recently used
+// (written or restored) removed first.
+const (
+	minKeptEntries = 1000
+	keptRuns       = 8
+)
+
+// prune removes the least recently used entries beyond keep.
+func (c *pkgCache) prune(keep int) {
+	files, err := filepath.Glob(filepath.Join(c.dir, "*", "*"))
+	if err != nil || len(files) <= keep {
+		return
+	}
+	type entry struct {
+		name string
+		mod  time.Time
+	}
+	es := make([]entry, 0, len(files))
+	for _, f := range files {
+		if info, err := os.Stat(f); err == nil && info.Mode().IsRegular() {
+			es = append(es, entry{f, info.ModTime()})
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return b.mod.Compare(a.mod) })
+	for _, e := range es[min(keep, len(es)):] {
+		_ = os.Remove(e.name)
 	}
 }
 

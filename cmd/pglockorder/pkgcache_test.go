@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPackageCache edits one package of a program whose service calls
@@ -116,5 +118,40 @@ func TestPackageCache(t *testing.T) {
 	}
 	if out, _ := run(); strings.Contains(out, "service.Dispatch.Deliver holds rows of parcels") {
 		t.Errorf("the path through the edited implementation is still reported:\n%s", out)
+	}
+}
+
+// TestPackageCachePrune checks that pruning keeps the most recently used
+// entries.
+func TestPackageCachePrune(t *testing.T) {
+	c := &pkgCache{dir: t.TempDir()}
+	now := time.Now()
+	for i := range 5 {
+		key := fmt.Sprintf("%02d%062d", i, i)
+		name := c.file(key)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Entry i was used i minutes ago.
+		at := now.Add(-time.Duration(i) * time.Minute)
+		if err := os.Chtimes(name, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.prune(2)
+	left, err := filepath.Glob(filepath.Join(c.dir, "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, f := range left {
+		keys = append(keys, filepath.Base(f)[:2])
+	}
+	slices.Sort(keys)
+	if !slices.Equal(keys, []string{"00", "01"}) {
+		t.Errorf("after pruning to 2: %v, want the two most recently used (00, 01)", keys)
 	}
 }
