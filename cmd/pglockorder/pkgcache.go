@@ -369,12 +369,9 @@ func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, vis
 	if len(e.Lookups) == 0 {
 		return ""
 	}
-	found := analyzer.FactPackages(p.Types, visiblePackageFacts(facts, visible))
-	hasSummary := func(fn *types.Func) bool {
-		return facts.get(factKey{obj: fn, t: summaryFact}) != nil
-	}
+	lookup := methodsNow(facts, visiblePackageFacts(facts, visible), p.Types)
 	for name, want := range e.Lookups {
-		got, ok := objRefs(analyzer.MethodsWithFacts(found, p.Types, name, hasSummary))
+		got, ok := objRefs(lookup(name))
 		if !ok || !slices.Equal(got, want) {
 			return "the implementations of the methods named " + name + " changed"
 		}

@@ -95,16 +95,26 @@ func (t *readTrace) unchanged(facts *factStore, visible *visibleSet, result any)
 	if !ok || res.Lookups == nil {
 		return reflect.DeepEqual(listedFacts(t.pkg, now), t.listed)
 	}
-	pkgs := analyzer.FactPackages(t.pkg, now)
-	hasSummary := func(fn *types.Func) bool {
-		return facts.get(factKey{obj: fn, t: summaryFact}) != nil
-	}
+	lookup := methodsNow(facts, now, t.pkg)
 	for name, found := range res.Lookups {
-		if !slices.Equal(analyzer.MethodsWithFacts(pkgs, t.pkg, name, hasSummary), found) {
+		if !slices.Equal(lookup(name), found) {
 			return false
 		}
 	}
 	return true
+}
+
+// methodsNow returns what the analyzer's lookup of a method name
+// (analyzer.MethodsWithFacts) would find now, for package own, among the
+// packages with the listed facts: how a recorded lookup is checked.
+func methodsNow(facts *factStore, listed []analysis.PackageFact, own *types.Package) func(name string) []*types.Func {
+	pkgs := analyzer.FactPackages(own, listed)
+	hasSummary := func(fn *types.Func) bool {
+		return facts.get(factKey{obj: fn, t: summaryFact}) != nil
+	}
+	return func(name string) []*types.Func {
+		return analyzer.MethodsWithFacts(pkgs, own, name, hasSummary)
+	}
 }
 
 // summaryFact is the type of the facts that methods' summaries are.
