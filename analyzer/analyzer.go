@@ -17,11 +17,11 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
-	"github.com/pglockorder/pglockorder/analyzer/category"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
-	"github.com/pglockorder/pglockorder/analyzer/report"
-	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+	"github.com/pglockorder/pglockorder/internal/category"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
+	"github.com/pglockorder/pglockorder/internal/report"
+	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
 // Analyzer reports PostgreSQL lock-order inversions that can deadlock.

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/category"
+	"github.com/pglockorder/pglockorder/internal/category"
 )
 
 // corpus is the analysistest module: real pgx, real database/sql.
@@ -46,7 +46,7 @@ func TestCorpus(t *testing.T) {
 				// documentation.
 				c, ok := category.Lookup(d.Category)
 				if !ok {
-					t.Errorf("%s: category %q is not in the catalogue (analyzer/category)", r.Pass.Fset.Position(d.Pos), d.Category)
+					t.Errorf("%s: category %q is not in the catalogue (internal/category)", r.Pass.Fset.Position(d.Pos), d.Category)
 				} else if d.URL != c.URL() {
 					t.Errorf("%s: URL %q, want %q", r.Pass.Fset.Position(d.Pos), d.URL, c.URL())
 				}

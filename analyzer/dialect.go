@@ -16,8 +16,8 @@ import (
 	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
-	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
+	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
 // Statements in code that talks to MySQL, MariaDB or SQLite are not

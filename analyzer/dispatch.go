@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
 )
 
 // factMethods returns the lister of methods with summaries that calls

@@ -21,12 +21,12 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"gopkg.in/yaml.v3"
 
-	"github.com/pglockorder/pglockorder/analyzer/category"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
-	"github.com/pglockorder/pglockorder/analyzer/report"
-	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+	"github.com/pglockorder/pglockorder/internal/category"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
+	"github.com/pglockorder/pglockorder/internal/report"
+	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
 // CategoryDeclaredOrder is the category of an acquisition against the

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
+	"github.com/pglockorder/pglockorder/internal/lockgraph/lockgraphtest"
 )
 
 // TestDeclaredOrder runs the analyzer on a module with a .pglockorder.yaml

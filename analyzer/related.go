@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/pglockorder/pglockorder/analyzer/report"
+	"github.com/pglockorder/pglockorder/internal/report"
 )
 
 // related turns a finding's related positions into the pass's

@@ -7,10 +7,10 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
-	"github.com/pglockorder/pglockorder/analyzer/report"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
+	"github.com/pglockorder/pglockorder/internal/report"
 )
 
 // Mismatch is a pair of blocking locks of several rows of one table in two

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
 )
 
 func TestOrderMismatches(t *testing.T) {

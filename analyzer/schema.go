@@ -1,6 +1,6 @@
 package analyzer
 
-import "github.com/pglockorder/pglockorder/analyzer/lockmodel"
+import "github.com/pglockorder/pglockorder/internal/lockmodel"
 
 // schemaFlag holds the -schema flag: setting it loads the migrations and
 // makes the lock model add the locks of foreign keys and key updates.

@@ -7,9 +7,9 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/pglockorder/pglockorder/analyzer/category"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/internal/category"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
 )
 
 // CategoryIgnore is the category of a malformed or stale

@@ -3,7 +3,7 @@ package analyzer
 import (
 	"sync"
 
-	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
 // The user-declared rules are the -sinks and -txrunners flags: each flag

@@ -3,9 +3,9 @@ package main
 import (
 	"testing"
 
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph/lockgraphtest"
-	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockgraph/lockgraphtest"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
 )
 
 // cycleFinding is a lock-order finding whose breaker is fn, inverting the

@@ -21,9 +21,9 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
 )
 
 // The result cache lets a run on unchanged code skip the analysis, as go

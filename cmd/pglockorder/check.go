@@ -16,7 +16,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
 // checker type-checks the packages that can run SQL from source and gives

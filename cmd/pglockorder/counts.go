@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
 )
 
 // sqlCounts is what -v says about the SQL the analysis found. It is

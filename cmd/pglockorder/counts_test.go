@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
 )
 
 // runCached runs the command in dir with the result cache in cacheDir.

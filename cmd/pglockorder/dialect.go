@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
 // linkedDialects works out, over the whole program, the dialect of the

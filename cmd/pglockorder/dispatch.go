@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
 )
 
 // printDispatch prints, for -v, how the calls through interfaces were

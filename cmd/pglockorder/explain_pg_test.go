@@ -13,12 +13,12 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/explain"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
-	"github.com/pglockorder/pglockorder/analyzer/pgtest"
-	"github.com/pglockorder/pglockorder/analyzer/report"
-	"github.com/pglockorder/pglockorder/analyzer/repro"
+	"github.com/pglockorder/pglockorder/internal/explain"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
+	"github.com/pglockorder/pglockorder/internal/pgtest"
+	"github.com/pglockorder/pglockorder/internal/report"
+	"github.com/pglockorder/pglockorder/internal/repro"
 )
 
 // explainProgramOf analyses a scenario as run does and returns what

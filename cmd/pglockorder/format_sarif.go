@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/category"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/report"
+	"github.com/pglockorder/pglockorder/internal/category"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/report"
 )
 
 // SARIF 2.1.0 objects, as far as pglockorder fills them in.

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
 )
 
 // gate holds the flags that make the command a pre-merge gate: output

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
 )
 
 // graphEdge is one arrow of the drawn graph: every path that holds From

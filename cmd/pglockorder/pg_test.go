@@ -19,9 +19,9 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/pgtest"
-	"github.com/pglockorder/pglockorder/analyzer/repro"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/pgtest"
+	"github.com/pglockorder/pglockorder/internal/repro"
 	"github.com/pglockorder/pglockorder/internal/testenv"
 )
 

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/repro"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/repro"
 )
 
 // reproUsage documents the -repro flag.

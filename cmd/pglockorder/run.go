@@ -15,9 +15,9 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockgraph"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
-	"github.com/pglockorder/pglockorder/analyzer/report"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
+	"github.com/pglockorder/pglockorder/internal/report"
 )
 
 // Exit codes.

@@ -8,8 +8,8 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
-	"github.com/pglockorder/pglockorder/analyzer/sqlsite"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
+	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
 // implDeps returns, for each type-checked package of order, the other

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
-	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
 )
 
 // autoSchema returns the schema flag's value when -schema is not given:

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pglockorder/pglockorder/analyzer/lockseq"
+	"github.com/pglockorder/pglockorder/internal/lockseq"
 )
 
 // printSkipped ends the run with one line counting the SQL that was not

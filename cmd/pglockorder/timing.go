@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pglockorder/pglockorder/analyzer/lockmodel"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
 )
 
 // phases times the phases of a run for -v, so that none hides: each mark

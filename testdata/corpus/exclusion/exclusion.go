@@ -2,7 +2,7 @@ package exclusion // want package:"sql=true edges=55"
 
 // Paths that hold, before their pair, locks that conflict with each other
 // cannot deadlock on the pair: PostgreSQL makes one wait for the other
-// before it takes anything of the pair (analyzer/pgtruth
+// before it takes anything of the pair (internal/pgtruth
 // TestExclusionSerialises proves it on the server).
 
 import (

@@ -1,0 +1,259 @@
+// Package lockgraph holds the lock-order graph: lock classes as nodes and
+// "held while waiting for" edges, each with the code path that witnesses it,
+// and finds the cycles among them that can really deadlock in PostgreSQL.
+package lockgraph
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"slices"
+	"strings"
+
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
+)
+
+// Frame is one step of a code path: a lock request, or a call that leads to
+// one. Positions are token.Position, not token.Pos: a token.Pos means nothing
+// outside the FileSet of one analysis pass, and edges travel between passes as
+// facts.
+type Frame struct {
+	// Func is the function the step is in, as pkg.Func or pkg.Type.Method.
+	Func string
+	// Pos is the step's position. A step with no position in the source
+	// has only Filename, set to the function's name.
+	Pos token.Position
+	// What says what happens there ("SELECT ... FOR UPDATE on tx",
+	// "calls store.LockUsage").
+	What string
+	// SQL is the query text sent at a lock request (the innermost frame
+	// of a path), as the application sends it, with its $n placeholders;
+	// empty for calls. Reproducers replay it.
+	SQL string
+}
+
+// Lock is one end of an edge: a lock class and how it is taken.
+type Lock struct {
+	// Class names the lockable object.
+	Class Class
+	Mode  lockmodel.Mode
+	// Waits is false for NOWAIT, SKIP LOCKED and pg_try_* requests.
+	Waits bool
+	// Session marks a session-level advisory lock, which survives
+	// ROLLBACK and the deadlock error.
+	Session bool
+	// Pooled marks a session lock taken on a connection pool: nothing
+	// ties its unlock to the connection that holds it.
+	Pooled bool
+}
+
+// String describes the lock for people: "rows of subscriptions (FOR UPDATE)".
+func (l Lock) String() string {
+	return fmt.Sprintf("%s (%s)", l.Class.Describe(), l.modeName())
+}
+
+func (l Lock) modeName() string {
+	switch l.Mode {
+	case lockmodel.AdvisoryExclusive, lockmodel.AdvisoryShared:
+		scope := "transaction"
+		if l.Session {
+			scope = "session"
+		}
+		return scope + ", " + l.Mode.String()
+	}
+	return l.Mode.String()
+}
+
+// Edge says: on some code path, Held is held while Wanted is requested.
+type Edge struct {
+	Held, Wanted Lock
+	// Func is the function in which both ends are known, where the path
+	// starts.
+	Func string
+	// Pkg is the path of Func's package.
+	Pkg string
+	// HeldPath and WantedPath lead from Func to each request.
+	HeldPath, WantedPath []Frame
+	// CrossConn is set when Wanted is requested on another connection
+	// than the one holding Held: PostgreSQL cannot see such a wait.
+	CrossConn bool
+	// Gates are locks the path surely holds from before Held until
+	// Wanted is requested (see Cycle search: a gate that every path of a
+	// cycle takes, in modes that conflict, serialises them).
+	Gates []Lock
+}
+
+// key identifies an edge for de-duplication: one witness per function,
+// classes, modes and kind of wait.
+func (e *Edge) key() string {
+	return fmt.Sprintf("%s|%s|%d|%t|%t|%t|%s|%d|%t|%t|%t|%v", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
+		e.Held.Pooled, e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.Wanted.Session, e.CrossConn, e.Gates)
+}
+
+// Anchor is the position a report about this edge points at: where the
+// second lock is requested, in Func.
+//
+// When the request is made in a closure of Func (the callback of a
+// transaction runner, whose pairs are drawn where it runs), the anchor is
+// the request in the closure: the line to change, not the runner's call.
+func (e *Edge) Anchor() token.Position {
+	if len(e.WantedPath) == 0 {
+		return token.Position{}
+	}
+	at := e.WantedPath[0].Pos
+	for _, f := range e.WantedPath[1:] {
+		if !strings.HasPrefix(f.Func, e.Func+".func") {
+			break
+		}
+		at = f.Pos
+	}
+	return at
+}
+
+// InTest reports whether the edge is test code: its function is in a
+// _test.go file or in a package that exists for tests (see TestCode).
+func (e *Edge) InTest() bool {
+	if len(e.HeldPath) == 0 {
+		return false
+	}
+	return TestCode(e.HeldPath[0].Pos.Filename, e.Pkg)
+}
+
+// TestCode reports whether code in file, of the package with import path
+// pkg, runs only under go test: a _test.go file, or a package whose name
+// says it serves tests (httptest-style "...test" packages, testutil,
+// testhelpers, testing, test-something helpers such as testdb and testenv,
+// fixtures, mocks, testdata).
+func TestCode(file, pkg string) bool {
+	if strings.HasSuffix(file, "_test.go") {
+		return true
+	}
+	pkg = strings.TrimSuffix(strings.TrimSuffix(pkg, ".test"), "_test")
+	for elem := range strings.SplitSeq(pkg, "/") {
+		switch elem = strings.ToLower(elem); {
+		case notTestWords[elem]:
+		case strings.HasSuffix(elem, "test"), strings.HasSuffix(elem, "tests"),
+			strings.HasPrefix(elem, "testutil"), strings.HasPrefix(elem, "testhelper"), strings.HasPrefix(elem, "testing"),
+			strings.HasPrefix(elem, "test") && testHelperNouns[strings.TrimLeft(elem[len("test"):], "_-")],
+			elem == "testdata", elem == "fixtures", elem == "mocks", elem == "mock":
+			return true
+		}
+	}
+	return false
+}
+
+// notTestWords are package names that end in "test" but are words, not
+// test helpers.
+var notTestWords = map[string]bool{
+	"latest": true, "greatest": true, "fastest": true, "shortest": true, "smartest": true, "hottest": true,
+	"contest": true, "contests": true, "attest": true, "protest": true, "protests": true, "detest": true,
+}
+
+// testHelperNouns are what a package named test-something provides to tests
+// (testdb, testenv, test_server): named so, it serves tests. Other names
+// that start with "test" may be words (testimonials) or features (a tester
+// of a customer's endpoint).
+var testHelperNouns = map[string]bool{
+	"db": true, "dbs": true, "database": true, "pg": true, "postgres": true, "sql": true, "env": true, "envs": true,
+	"environment": true, "server": true, "servers": true, "suite": true, "suites": true, "kit": true, "support": true,
+	"fixture": true, "fixtures": true, "data": true, "container": true, "containers": true, "infra": true,
+	"harness": true, "setup": true, "seed": true, "seeds": true, "common": true, "lib": true, "libs": true,
+}
+
+// ComparePositions orders positions by file name, then line and column as
+// numbers (file.go:33 before file.go:113).
+func ComparePositions(a, b token.Position) int {
+	return cmp.Or(
+		cmp.Compare(a.Filename, b.Filename),
+		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Column, b.Column),
+	)
+}
+
+// Compare orders edges deterministically.
+func Compare(a, b *Edge) int {
+	if c := cmp.Or(
+		CompareClasses(a.Held.Class, b.Held.Class),
+		CompareClasses(a.Wanted.Class, b.Wanted.Class),
+		cmp.Compare(a.Func, b.Func),
+		ComparePositions(a.Anchor(), b.Anchor()),
+	); c != 0 {
+		return c
+	}
+	// Formatting the key costs more than the rest: only for ties (cmp.Or
+	// evaluates all its arguments).
+	return cmp.Compare(a.key(), b.key())
+}
+
+// Dedupe sorts edges and keeps one per key (the first in order).
+func Dedupe(edges []*Edge) []*Edge {
+	slices.SortStableFunc(edges, Compare)
+	seen := make(map[string]bool, len(edges))
+	out := edges[:0]
+	for _, e := range edges {
+		k := e.key()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+// Conflicts reports whether a request for want can block on a holder of
+// held: same object, the request waits, and the modes conflict.
+func Conflicts(held, want Lock) bool {
+	return held.Class == want.Class && want.Waits && lockmodel.ModesConflict(held.Mode, want.Mode)
+}
+
+// Covers reports whether holding mode a already grants a request for mode b
+// by the same transaction: both lock the same kind of object and a blocks
+// every request that b blocks. (A transaction never waits for its own
+// locks, but a request for a mode its held one does not cover, such as ROW
+// EXCLUSIVE after SHARE on a table, still waits for other holders.)
+func Covers(a, b lockmodel.Mode) bool {
+	if a.Kind() == 0 || a.Kind() != b.Kind() {
+		return false
+	}
+	for r := lockmodel.Mode(1); r < 64; r++ {
+		if r.Kind() == a.Kind() && lockmodel.ModesConflict(b, r) && !lockmodel.ModesConflict(a, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Upgrade reports whether holding held and then requesting want on the same
+// object deadlocks when two transactions do it at once: both get held,
+// which does not conflict with itself, and then each waits for the other's
+// held to grant want (FOR SHARE then FOR UPDATE; LOCK TABLE ... IN SHARE
+// MODE then UPDATE).
+func Upgrade(held, want Lock) bool {
+	return Conflicts(held, want) && !lockmodel.ModesConflict(held.Mode, held.Mode)
+}
+
+// IsUpgrade reports whether the edge is a lock upgrade on one object in one
+// transaction (see Upgrade).
+func (e *Edge) IsUpgrade() bool {
+	return !e.CrossConn && e.Held.Class == e.Wanted.Class && Upgrade(e.Held, e.Wanted)
+}
+
+// WithoutTables drops the edges with an end on one of the given tables (row
+// or table locks). Temporary tables are private to a session: locks on them
+// never make another session wait, whatever their order.
+func WithoutTables(edges []*Edge, tables map[string]bool) []*Edge {
+	if len(tables) == 0 {
+		return edges
+	}
+	onTable := func(class Class) bool {
+		return (class.IsRow() || class.IsTable()) && tables[class.Name]
+	}
+	out := make([]*Edge, 0, len(edges))
+	for _, e := range edges {
+		if !onTable(e.Held.Class) && !onTable(e.Wanted.Class) {
+			out = append(out, e)
+		}
+	}
+	return out
+}

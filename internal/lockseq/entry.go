@@ -1,0 +1,344 @@
+package lockseq
+
+import (
+	"cmp"
+	"slices"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
+)
+
+// Gates held on entry.
+//
+// A function draws its lock-order edges with the gates it sees itself: the
+// locks it surely holds from before the first lock of a pair until it
+// requests the second. A helper that inverts an order behind a gate its
+// callers take (lock the tenant, then call applyTransfer(ctx, tx)) sees
+// none. When every call of the helper is known (it is not exported, and
+// nothing but calls in this package reach it), the locks that every caller
+// surely holds at the call, and still holds when the helper returns, are
+// held on entry to it: they stand in front of each of its pairs as they do
+// in front of the caller's own. They flow on to the helper's helpers, and
+// silence the row-order rules in the helper as a guard the helper took
+// itself would (see underGate).
+
+// entryGate is a lock surely held at a call, in the terms of the lock
+// graph.
+type entryGate struct {
+	Lock lockgraph.Lock
+	// Guard is set when the lock serialises the executions of the callee
+	// for the row-order rules (see underGate): an exclusive advisory or
+	// table lock, or a row with a constant key.
+	Guard bool
+}
+
+// entryKey names one call of callee: the instruction that calls it (or that
+// hands it, as a callback, to a runner that runs it).
+type entryKey struct {
+	callee *ssa.Function
+	site   ssa.Instruction
+}
+
+// enter records the locks surely held where this function calls callee at
+// site (a runner's call for a callback, with what the runner lends it): the
+// intersection over every visit of the site.
+func (fa *fnAnalysis) enter(callee *ssa.Function, site ssa.Instruction, st *state) {
+	if callee.Origin() != nil {
+		callee = callee.Origin()
+	}
+	if callee.Parent() == nil && (callee.Object() == nil || callee.Object().Exported()) {
+		return // not every call of it is known (see callSites)
+	}
+	var gates []entryGate
+	for _, g := range sortedKeys(st.must) {
+		e := fa.events[g]
+		if !st.held[g] || e.Hold == HoldNone || e.Hold == HoldCond || !e.Lock.Waits && !e.Try || !e.strictGate() {
+			// HoldCond: held only if this function's caller passes a
+			// transaction, which the callee cannot count on.
+			continue
+		}
+		l := e.Lock
+		l.Class = l.Class.Concrete()
+		guard := lockmodel.ModesConflict(l.Mode, l.Mode) && (l.Class.IsAdvisory() || l.Class.IsTable() ||
+			l.Class.IsRow() && e.Rows.KeyColumn != "" && e.Rows.KeyParam == 0 && !e.Rows.Multi)
+		if i := slices.IndexFunc(gates, func(x entryGate) bool { return x.Lock == l }); i >= 0 {
+			gates[i].Guard = gates[i].Guard || guard
+			continue
+		}
+		gates = append(gates, entryGate{Lock: l, Guard: guard})
+	}
+	if fa.a.entries == nil {
+		fa.a.entries = map[entryKey][]entryGate{}
+	}
+	key := entryKey{callee, site}
+	if old, ok := fa.a.entries[key]; ok {
+		gates = intersectGates(old, gates)
+	}
+	fa.a.entries[key] = gates
+}
+
+// intersectGates keeps the gates of a that b holds too (a guard where both
+// say so).
+func intersectGates(a, b []entryGate) []entryGate {
+	var out []entryGate
+	for _, g := range a {
+		if i := slices.IndexFunc(b, func(h entryGate) bool { return h.Lock == g.Lock }); i >= 0 {
+			out = append(out, entryGate{Lock: g.Lock, Guard: g.Guard && b[i].Guard})
+		}
+	}
+	return out
+}
+
+// unionGates adds to a the gates of b it lacks.
+func unionGates(a, b []entryGate) []entryGate {
+	out := slices.Clone(a)
+	for _, g := range b {
+		if i := slices.IndexFunc(out, func(h entryGate) bool { return h.Lock == g.Lock }); i >= 0 {
+			out[i].Guard = out[i].Guard || g.Guard
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// GateByCallers adds to the edges and row findings of the package's
+// functions (funcs, closures included) the gates held on entry to them: the
+// locks every call of the function surely holds, where every call is known.
+// Run it once all of funcs are analysed.
+func (a *Analysis) GateByCallers(funcs []*ssa.Function) {
+	if len(a.entries) == 0 {
+		return
+	}
+	sites := callSites(funcs)
+	// The greatest fixpoint: a function starts with every gate (top) and
+	// loses those that some call does not hold. A caller's own entry gates
+	// count at its calls, unless it may end a transaction or unlock a
+	// session lock of its callers on the way (it releases nothing of
+	// theirs: its summary says so).
+	entry := map[*ssa.Function][]entryGate{}
+	top := map[*ssa.Function]bool{}
+	for fn := range sites {
+		top[fn] = true
+	}
+	passes := func(fn *ssa.Function) bool {
+		s := a.sums[fn]
+		return s != nil && len(s.Releases) == 0 && len(s.Unlocks) == 0
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range funcs {
+			calls, closed := sites[fn]
+			if !closed {
+				continue
+			}
+			acc, stillTop := entryAt(calls, fn, a.entries, entry, top, passes)
+			if stillTop {
+				continue
+			}
+			if top[fn] || !equalGates(acc, entry[fn]) {
+				top[fn], entry[fn], changed = false, acc, true
+			}
+		}
+	}
+	// What no call outside them reaches (functions that only call each
+	// other) holds nothing on entry.
+	for fn := range top {
+		if top[fn] {
+			delete(entry, fn)
+		}
+	}
+	for _, e := range a.Edges {
+		fn := a.edgeFn[e]
+		gates := entry[fn]
+		if len(gates) == 0 || !passes(fn) {
+			continue
+		}
+		for _, g := range gates {
+			if g.Lock.Class != e.Held.Class.Concrete() && g.Lock.Class != e.Wanted.Class.Concrete() && !slices.Contains(e.Gates, g.Lock) {
+				e.Gates = append(e.Gates, g.Lock)
+			}
+		}
+		slices.SortFunc(e.Gates, func(x, y lockgraph.Lock) int {
+			return cmp.Or(lockgraph.CompareClasses(x.Class, y.Class), cmp.Compare(x.Mode, y.Mode))
+		})
+	}
+	a.Rows = slices.DeleteFunc(a.Rows, func(f RowFinding) bool {
+		if !passes(f.fn) {
+			return false
+		}
+		return slices.ContainsFunc(entry[f.fn], func(g entryGate) bool {
+			return g.Guard && g.Lock.Class != f.Lock.Class.Concrete()
+		})
+	})
+}
+
+// entryAt returns the gates that every one of calls (of fn) holds: each
+// call's own, and its caller's entry gates where the caller passes them on.
+// stillTop is set when every call is from a function whose entry gates are
+// not known yet (top).
+func entryAt(calls []ssa.Instruction, fn *ssa.Function, recorded map[entryKey][]entryGate, entry map[*ssa.Function][]entryGate,
+	top map[*ssa.Function]bool, passes func(*ssa.Function) bool) (acc []entryGate, stillTop bool) {
+	first := true
+	for _, site := range calls {
+		local, ok := recorded[entryKey{fn, site}]
+		if !ok {
+			return nil, false // a call the analysis did not apply
+		}
+		caller := site.Parent()
+		here := local
+		if caller != nil && passes(caller) {
+			if top[caller] {
+				continue // holds every gate so far
+			}
+			here = unionGates(local, entry[caller])
+		}
+		if first {
+			acc, first = slices.Clone(here), false
+		} else {
+			acc = intersectGates(acc, here)
+		}
+	}
+	return acc, first
+}
+
+// equalGates reports whether two lists hold the same gates.
+func equalGates(a, b []entryGate) bool {
+	return len(a) == len(b) && len(intersectGates(a, b)) == len(a) &&
+		!slices.ContainsFunc(a, func(g entryGate) bool {
+			return !slices.Contains(b, g)
+		})
+}
+
+// callSites lists, for each of funcs whose every call is known, the
+// instructions that call it: calls of a function that is not exported and
+// that nothing but calls names (no function value, method value, go
+// statement or call through an interface), and, for a closure, the calls
+// it is used in (called there, or handed to a function there): such a site
+// counts only where the analysis applied the closure at it (a runner that
+// runs it, see enter), and any other use leaves the closure out. Other
+// functions are left out: some of their calls may hold nothing.
+func callSites(funcs []*ssa.Function) map[*ssa.Function][]ssa.Instruction {
+	open := map[*ssa.Function]bool{}
+	methods := map[string]bool{} // names of methods called through interfaces
+	sites := map[*ssa.Function][]ssa.Instruction{}
+	origin := func(f *ssa.Function) *ssa.Function {
+		if f.Origin() != nil {
+			return f.Origin()
+		}
+		return f
+	}
+	for _, fn := range withInit(funcs) {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if c, ok := instr.(ssa.CallInstruction); ok && c.Common().IsInvoke() {
+					methods[c.Common().Method.Name()] = true
+				}
+				var ops [8]*ssa.Value
+				for i, op := range instr.Operands(ops[:0]) {
+					if op == nil || *op == nil {
+						continue
+					}
+					if v, ok := (*op).(*ssa.Function); ok {
+						if _, ok := instr.(*ssa.MakeClosure); ok && i == 0 {
+							continue // the closure made, below
+						}
+						if staticCall(instr, i, v) || v.Parent() != nil && isCallArg(instr, i) {
+							// A call, or an anonymous function handed
+							// to one (a runner may run it there).
+							sites[origin(v)] = append(sites[origin(v)], instr)
+							continue
+						}
+						open[origin(v)] = true
+						if v.Synthetic != "" && v.Object() != nil {
+							// A method value or expression: a wrapper
+							// that calls the method.
+							methods[v.Object().Name()] = true
+						}
+					}
+				}
+				if mc, ok := instr.(*ssa.MakeClosure); ok {
+					fn := origin(mc.Fn.(*ssa.Function))
+					refs := mc.Referrers()
+					if refs == nil {
+						open[fn] = true
+						continue
+					}
+					for _, ref := range *refs {
+						if _, ok := ref.(*ssa.Call); !ok {
+							// Kept, or run at the end (a defer):
+							// not followed.
+							open[fn] = true
+							break
+						}
+						sites[fn] = append(sites[fn], ref)
+					}
+				}
+			}
+		}
+	}
+	for fn := range sites {
+		switch {
+		case open[fn]:
+		case fn.Parent() != nil:
+			continue
+		case fn.Object() == nil || fn.Object().Exported():
+		case fn.Signature.Recv() != nil && methods[fn.Name()]:
+		default:
+			continue
+		}
+		delete(sites, fn)
+	}
+	return sites
+}
+
+// staticCall reports whether operand i of instr, the function v, is the
+// function a call or defer statement calls.
+func staticCall(instr ssa.Instruction, i int, v *ssa.Function) bool {
+	switch c := instr.(type) {
+	case *ssa.Call:
+		return i == 0 && c.Call.Value == v
+	case *ssa.Defer:
+		return i == 0 && c.Call.Value == v
+	}
+	return false
+}
+
+// isCallArg reports whether operand i of instr is an argument of a call.
+func isCallArg(instr ssa.Instruction, i int) bool {
+	_, ok := instr.(*ssa.Call)
+	return ok && i > 0
+}
+
+// withInit adds to funcs the package's initialisers (the package's init,
+// which evaluates its variables, and init functions) and their closures:
+// var Pourer = pour names pour there.
+func withInit(funcs []*ssa.Function) []*ssa.Function {
+	if len(funcs) == 0 || funcs[0].Pkg == nil {
+		return funcs
+	}
+	seen := map[*ssa.Function]bool{}
+	for _, fn := range funcs {
+		seen[fn] = true
+	}
+	out := slices.Clone(funcs)
+	var add func(fn *ssa.Function)
+	add = func(fn *ssa.Function) {
+		if seen[fn] {
+			return
+		}
+		seen[fn] = true
+		out = append(out, fn)
+		for _, anon := range fn.AnonFuncs {
+			add(anon)
+		}
+	}
+	for _, m := range funcs[0].Pkg.Members {
+		if fn, ok := m.(*ssa.Function); ok {
+			add(fn)
+		}
+	}
+	return out
+}

@@ -1,0 +1,984 @@
+package lockseq
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"go/types"
+	"maps"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/sqlsite"
+)
+
+// state is what is true at one program point: the events whose locks may
+// be held, those surely held (on every path to the point), and the
+// connections with a transaction begun in SQL text.
+type state struct {
+	held  map[int]bool
+	must  map[int]bool
+	sqlTx map[Ref]bool
+}
+
+func newState() *state {
+	return &state{held: map[int]bool{}, must: map[int]bool{}, sqlTx: map[Ref]bool{}}
+}
+
+func (s *state) clone() *state {
+	return &state{held: maps.Clone(s.held), must: maps.Clone(s.must), sqlTx: maps.Clone(s.sqlTx)}
+}
+
+// hold marks event ev as held; surely is set when it is held on this path
+// whatever came before (the function's own acquisition).
+func (s *state) hold(ev int, surely bool) {
+	s.held[ev] = true
+	if surely {
+		s.must[ev] = true
+	}
+}
+
+// drop releases event ev.
+func (s *state) drop(ev int) {
+	delete(s.held, ev)
+	delete(s.must, ev)
+}
+
+// join merges o into s, the state where two paths meet: what either may
+// hold, what both surely hold. It reports whether s changed.
+func (s *state) join(o *state) bool {
+	changed := false
+	for k := range o.held {
+		if !s.held[k] {
+			s.held[k], changed = true, true
+		}
+	}
+	for k := range s.must {
+		if !o.must[k] {
+			delete(s.must, k)
+			changed = true
+		}
+	}
+	for k := range o.sqlTx {
+		if !s.sqlTx[k] {
+			s.sqlTx[k], changed = true, true
+		}
+	}
+	return changed
+}
+
+// eventKey identifies an event of a function: the instruction, the
+// alternative query text, and the index within it (or in the callee).
+type eventKey struct {
+	instr ssa.Instruction
+	alt   int
+	idx   int
+	// scope tells apart the callees applied at one call site (see
+	// mapHandle).
+	scope string
+}
+
+// fnAnalysis is the analysis of one function.
+type fnAnalysis struct {
+	a        *Analysis
+	fn       *ssa.Function
+	name     string
+	events   []*Event
+	eventPos []token.Pos
+	eventIdx map[eventKey]int
+	locals   map[ssa.Value]Ref
+	sites    map[ssa.Instruction]int
+	edges    map[[2]int]*lockgraph.Edge
+	// via names the callee whose SQL sink is being applied, for paths,
+	// and unit tells apart the sinks applied at one call site.
+	via, unit string
+	mustAt    map[int]map[int]bool
+	pairs     map[[2]int]Pair
+	sum       *Summary
+	sinks     map[string]int
+	unlocks   map[Unlock]bool
+	releases  map[Release]bool
+	leaks     map[int]bool
+	returned  map[[2]int]bool // session locks reported as leaked at a release
+	invokes   map[string]int
+	loops     *[]*rangeLoop // range loops in no defined order, found once
+	// rowCands are the row-order findings of the function's visits so
+	// far; rowVeto those a later visit withdrew (see vetoRows).
+	rowCands []RowFinding
+	rowVeto  map[string]bool
+	// builtKeys are the values of the $n of a statement an ORM built
+	// (sqlsite.Op.Keys), while it runs.
+	builtKeys []ssa.Value
+	// tries are the events of requests that never wait, and how the
+	// function learns whether they were granted (see trylock.go).
+	tries map[int]tryRef
+	// limited are the bounds reached (limits.go), each said once.
+	limited map[string]bool
+	// dispatched are the calls through interfaces met, counted once
+	// (dispatch.go).
+	dispatched map[token.Pos]bool
+	// callback caches callbackOnly: 0 unknown, 1 no, 2 yes.
+	callback int8
+	// innerGuards are, for the copies of a callee's events, the copies of
+	// the callee's events surely held when the callee requests them
+	// (Event.Guards).
+	innerGuards map[int][]int
+}
+
+func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
+	return &fnAnalysis{
+		a: a, fn: fn, name: FuncName(fn),
+		eventIdx: map[eventKey]int{},
+		locals:   map[ssa.Value]Ref{},
+		sites:    map[ssa.Instruction]int{},
+		edges:    map[[2]int]*lockgraph.Edge{},
+		mustAt:   map[int]map[int]bool{},
+		pairs:    map[[2]int]Pair{},
+		sum:      &Summary{},
+		sinks:    map[string]int{},
+		unlocks:  map[Unlock]bool{},
+		releases: map[Release]bool{},
+		leaks:    map[int]bool{},
+		returned: map[[2]int]bool{},
+		invokes:  map[string]int{},
+		tries:    map[int]tryRef{},
+	}
+}
+
+// run computes the function's summary, emitting edges on the way. It
+// iterates over the blocks in dominator order until the states at block
+// entries stop growing; the domain (sets of events of this function) is
+// finite, so this ends.
+func (fa *fnAnalysis) run() *Summary {
+	if len(fa.fn.Blocks) == 0 {
+		return nil
+	}
+	in := make([]*state, len(fa.fn.Blocks))
+	in[0] = newState()
+	// exit joins the states at every return; okExit those at the returns
+	// that report success (a nil error), which the callers go on from.
+	var exit, okExit *state
+	order := fa.fn.DomPreorder()
+	for changed := true; changed; {
+		changed = false
+		for _, b := range order {
+			if in[b.Index] == nil {
+				continue
+			}
+			st := in[b.Index].clone()
+			for _, instr := range b.Instrs {
+				fa.step(instr, st)
+			}
+			if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+				if exit == nil {
+					exit = st.clone()
+				} else {
+					exit.join(st)
+				}
+				if fa.succeeds(ret) {
+					if okExit == nil {
+						okExit = st.clone()
+					} else {
+						okExit.join(st)
+					}
+				}
+			}
+			failing, failed := fa.failedCall(b)
+			tried := fa.tryBranch(b, failing, failed)
+			for i, succ := range b.Succs {
+				out := st
+				if failed != nil && i == failing {
+					out = fa.withoutCall(st, failed)
+				}
+				if i < len(tried) {
+					out = fa.edited(out, tried[i])
+				}
+				if in[succ.Index] == nil {
+					in[succ.Index] = out.clone()
+					changed = true
+				} else if in[succ.Index].join(out) {
+					changed = true
+				}
+			}
+		}
+	}
+	if exit == nil {
+		exit = newState() // the function never returns
+	}
+	if okExit == nil {
+		okExit = exit
+	}
+	fa.finish(exit, okExit)
+	return fa.sum
+}
+
+// succeeds reports whether a return may report success: the function has
+// no error result last, or returns nil for it, or the error of a call made
+// on the way (return err after the last statement: nil when that call
+// succeeded) other than on the branch where that very call failed (if err
+// != nil { return err }). A caller checks the error and goes on only after
+// such returns (its error branch drops what the call took, see
+// failedCall), so what is surely held there is what the caller may count
+// on, such as a gate that a helper takes before it returns the transaction.
+// A return of a nil handle (tx := beginWrite(ctx), which returns nil when it
+// could not begin or lock) fails too: the caller can run nothing on it, so it
+// must test it and go on only with a real one.
+func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
+	res := ret.Parent().Signature.Results()
+	if len(ret.Results) != res.Len() {
+		return true
+	}
+	for i, v := range ret.Results {
+		c, isConst := v.(*ssa.Const)
+		t := res.At(i).Type()
+		switch {
+		case isError(t):
+			if i == res.Len()-1 && (!isConst || !c.IsNil()) && !fa.passedOn(ret, v) {
+				return false
+			}
+		case isConst && c.IsNil() && !isContextType(t) && len(fa.a.handlePaths(t)) > 0:
+			return false
+		}
+	}
+	return true
+}
+
+// passedOn reports whether the error v that ret returns is a call's error
+// result, returned other than on the branch where that call's error was
+// found not nil: it is nil where the call succeeded.
+func (fa *fnAnalysis) passedOn(ret *ssa.Return, v ssa.Value) bool {
+	call := errorOf(v)
+	if call == nil {
+		return false
+	}
+	for b := ret.Block(); b != nil; {
+		if len(b.Preds) != 1 {
+			return true
+		}
+		pred := b.Preds[0]
+		if failing, failed := fa.failedCall(pred); failed == call && pred.Succs[failing] == b {
+			return false
+		}
+		if len(pred.Succs) != 1 {
+			return true
+		}
+		b = pred
+	}
+	return true
+}
+
+// isError reports whether t is the error interface.
+func isError(t types.Type) bool {
+	return types.Identical(t, types.Universe.Lookup("error").Type())
+}
+
+// step applies one instruction to the state.
+func (fa *fnAnalysis) step(instr ssa.Instruction, st *state) {
+	switch instr := instr.(type) {
+	case *ssa.Call:
+		fa.call(instr, instr.Common(), st)
+	case *ssa.RunDefers:
+		defers := fa.defers()
+		for i := len(defers) - 1; i >= 0; i-- {
+			fa.call(defers[i], defers[i].Common(), st)
+		}
+	}
+}
+
+// defers lists the function's defer statements in order.
+func (fa *fnAnalysis) defers() []*ssa.Defer {
+	var out []*ssa.Defer
+	for _, b := range fa.fn.Blocks {
+		for _, instr := range b.Instrs {
+			if d, ok := instr.(*ssa.Defer); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// call applies a call: a database operation, or a function whose summary
+// is known.
+func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
+	op := fa.a.env.Rules.Classify(c)
+	switch op.Kind {
+	case sqlsite.Query:
+		fa.via = op.Via // the library call that ran a statement it built, if any
+		fa.builtKeys = op.Keys
+		fa.query(site, fa.queryHandle(op), op.Args[op.Query], argOrNil(op.Args, op.Params), st, false)
+		fa.via, fa.builtKeys = "", nil
+	case sqlsite.Commit, sqlsite.Rollback:
+		if !fa.a.isSavepoint(op.Recv) {
+			fa.endTx(fa.handleOf(op.Recv), st)
+		}
+	case sqlsite.Release:
+		fa.releaseConn(site, fa.handleOf(op.Recv), op.Pooled, st)
+	case sqlsite.SendBatch:
+		fa.sendBatch(site, fa.handleOf(op.Recv), op.Args[op.Batch], st)
+	case sqlsite.StmtRun:
+		if h, q, ok := fa.preparedStmt(op.Recv); ok {
+			fa.query(site, h, q, argOrNil(op.Args, op.Params), st, false)
+		}
+	case sqlsite.BeginFunc:
+		fa.beginFunc(site, op, st)
+	case sqlsite.NoOp:
+		fa.userCall(site, c, st)
+	}
+}
+
+func argOrNil(args []ssa.Value, i int) ssa.Value {
+	if i >= 0 && i < len(args) {
+		return args[i]
+	}
+	return nil
+}
+
+// userCall applies the summary of a called function or closure.
+func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *state) {
+	if c.IsInvoke() {
+		fa.dispatch(site, c, st) // an interface method: its implementations
+		return
+	}
+	switch v := funcSource(c.Value).(type) {
+	case *ssa.Parameter, *ssa.FreeVar:
+		fa.invoke(v, c.Args, st)
+		return
+	}
+	callee, bindings := funcValue(c.Value)
+	if callee == nil {
+		return
+	}
+	sum := fa.a.summaryOf(callee)
+	if sum.Empty() {
+		return
+	}
+	bind := func(i int, path []string) (Handle, bool) {
+		return fa.bindArg(c.Args, bindings, numParams(callee), i, path)
+	}
+	fa.enter(callee, site, st)
+	fa.apply(site, "", sum, calleeValues(c.Args, bindings, numParams(callee)), bind, st)
+}
+
+// calleeValues lists the values of a callee's parameters at a call site,
+// numbered the way summaries number them: the parameters, then a closure's
+// free variables. Parameters the call does not supply are nil.
+func calleeValues(args, bindings []ssa.Value, nparams int) []ssa.Value {
+	out := make([]ssa.Value, nparams, nparams+len(bindings))
+	copy(out, args)
+	return append(out, bindings...)
+}
+
+// invoke records that the function calls its function-valued parameter fn
+// with args: its callers apply the summary of the function they pass, with
+// the handles the arguments carry (execTx(ctx, func(q *Queries) error),
+// which runs the callback on queries bound to a transaction it begins).
+func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value, st *state) {
+	var flows []Flow
+	for j, arg := range args {
+		flows = append(flows, fa.handleFlows(j, arg, arg.Type())...)
+	}
+	fa.recordInvoke(fn, flows, st)
+}
+
+// recordInvoke records that the function invokes its function-valued
+// parameter (or free variable) fn, passing the handles flows lists, while
+// st's locks are held.
+func (fa *fnAnalysis) recordInvoke(fn ssa.Value, flows []Flow, st *state) {
+	param := -1
+	switch v := fn.(type) {
+	case *ssa.Parameter:
+		param = slices.Index(fa.fn.Params, v)
+	case *ssa.FreeVar:
+		param = len(fa.fn.Params) + slices.Index(fa.fn.FreeVars, v)
+	}
+	if param < 0 || len(flows) == 0 {
+		return
+	}
+	inv := Invoke{Param: param, Args: flows}
+	held, surely := sortedKeys(st.held), sortedKeys(st.must)
+	key := fmt.Sprint(inv.Param, inv.Args)
+	if i, ok := fa.invokes[key]; ok {
+		// The same invocation seen again (another path, or another
+		// round of the fixpoint): it may hold what either held, and
+		// surely holds what both surely held.
+		v := &fa.sum.Invokes[i]
+		v.Held, v.Surely = mergeHeld(v.Held, v.Surely, held, surely)
+		return
+	}
+	inv.Held, inv.Surely = held, surely
+	fa.invokes[key] = len(fa.sum.Invokes)
+	fa.sum.Invokes = append(fa.sum.Invokes, inv)
+}
+
+// bindArg resolves the handle at field path of a callee's parameter i, given
+// the call's arguments and the closure's bindings (numbered after the
+// nparams parameters).
+func (fa *fnAnalysis) bindArg(args, bindings []ssa.Value, nparams, i int, path []string) (Handle, bool) {
+	var v ssa.Value
+	switch {
+	case i < len(args):
+		v = args[i]
+	case i >= nparams && i-nparams < len(bindings):
+		v = bindings[i-nparams]
+	}
+	if v == nil {
+		return Handle{}, false
+	}
+	return fa.normalise(fa.resolve(v, path, 0)), true
+}
+
+// queryHandle is the handle a query runs on: its receiver's, or, for a
+// user-declared sink that is no transaction, connection or pool itself
+// (an interface the project declared, an implementation of one), the
+// transaction its context carries (sqlsite.Op.CtxTx).
+func (fa *fnAnalysis) queryHandle(op sqlsite.Op) Handle {
+	h := fa.handleOf(op.Recv)
+	switch h.Kind {
+	case sqlsite.Tx, sqlsite.Conn, sqlsite.Pool:
+		return h
+	}
+	if op.CtxTx {
+		for _, a := range op.Args {
+			if isContextType(a.Type()) {
+				return fa.normalise(fa.resolve(a, []string{ctxTx}, 0))
+			}
+		}
+	}
+	if h.Kind == sqlsite.NotHandle {
+		h.Kind = op.RecvKind
+	}
+	return h
+}
+
+// beginFunc models pgx.BeginFunc and friends: begin a transaction on the
+// receiver, run the callback with it, commit.
+func (fa *fnAnalysis) beginFunc(site ssa.Instruction, op sqlsite.Op, st *state) {
+	recv := fa.handleOf(op.Recv)
+	call, _ := site.(ssa.CallInstruction)
+	if call == nil {
+		return
+	}
+	tx := Handle{Ref: fa.localRef(call.Value()), Kind: sqlsite.Tx}
+	switch recv.Kind {
+	case sqlsite.Tx:
+		tx = recv // a savepoint inside the caller's transaction
+	case sqlsite.Conn, sqlsite.Maybe:
+		tx.Conn = recv.Conn
+	default:
+		tx.Conn = tx.Ref
+	}
+	switch fn := funcSource(op.Args[op.Func]).(type) {
+	case *ssa.Parameter, *ssa.FreeVar:
+		// The callback is this function's own parameter (a retry
+		// wrapper around db.Transaction): its callers run it on the
+		// transaction begun here.
+		fa.recordInvoke(fn, []Flow{{Result: op.FuncTx, Handle: tx}}, st)
+		if tx.Ref != recv.Ref {
+			fa.endTx(tx, st)
+		}
+		return
+	}
+	callee, bindings := funcValue(op.Args[op.Func])
+	if callee == nil {
+		return
+	}
+	sum := fa.a.summaryOf(callee)
+	if !sum.Empty() {
+		// The callback's first parameter is the transaction.
+		bind := func(i int, path []string) (Handle, bool) {
+			if i == op.FuncTx && (len(path) == 0 || ctxPath(path)) {
+				return tx, true
+			}
+			return fa.bindArg(nil, bindings, numParams(callee), i, path)
+		}
+		fa.enter(callee, site, st)
+		fa.apply(site, "", sum, calleeValues(nil, bindings, numParams(callee)), bind, st)
+	}
+	if tx.Ref != recv.Ref {
+		fa.endTx(tx, st)
+	}
+}
+
+// finish fills in the summary's exit state, flows and limits: what may be
+// held at any return, and of that what is surely held at every return that
+// reports success (okExit).
+func (fa *fnAnalysis) finish(exit, okExit *state) {
+	fa.flushRows()
+	fa.flows()
+	fa.returnedText()
+	// A transaction the function begins and returns (tx := beginWrite())
+	// goes on in the caller with what it holds.
+	returned := map[Ref]bool{}
+	for _, f := range fa.sum.Returns {
+		returned[f.Handle.Ref], returned[f.Handle.Conn] = true, true
+	}
+	delete(returned, "")
+	for _, i := range sortedKeys(exit.held) {
+		e := fa.events[i]
+		if escapes(e.Tx) || escapes(e.Conn) || returned[e.Tx] || returned[e.Conn] {
+			fa.sum.Exit = append(fa.sum.Exit, i)
+			if okExit.must[i] {
+				fa.sum.Surely = append(fa.sum.Surely, i)
+			}
+		}
+	}
+	for _, p := range fa.pairs {
+		fa.sum.Pairs = append(fa.sum.Pairs, p)
+	}
+	slices.SortFunc(fa.sum.Pairs, func(a, b Pair) int {
+		if a.Held != b.Held {
+			return a.Held - b.Held
+		}
+		return a.Wanted - b.Wanted
+	})
+	for i, e := range fa.events {
+		e.Guards = fa.guardEvents(i)
+		fa.sum.Events = append(fa.sum.Events, *e)
+	}
+	fa.sum.Tries = fa.tryResults()
+	for r := range fa.releases {
+		fa.sum.Releases = append(fa.sum.Releases, r)
+	}
+	slices.SortFunc(fa.sum.Releases, func(a, b Release) int { return strings.Compare(string(a.Ref), string(b.Ref)) })
+	for u := range fa.unlocks {
+		fa.sum.Unlocks = append(fa.sum.Unlocks, u)
+	}
+	slices.SortFunc(fa.sum.Unlocks, func(a, b Unlock) int {
+		return cmp.Or(strings.Compare(string(a.Conn), string(b.Conn)), lockgraph.CompareClasses(a.Class, b.Class))
+	})
+	fa.compact()
+}
+
+// escapes reports whether a handle outlives the function: a parameter's or a
+// global's.
+func escapes(r Ref) bool {
+	_, _, isParam := r.param()
+	return isParam || strings.HasPrefix(string(r), "g:")
+}
+
+// flows records the handles the function returns. Where its returns yield
+// different handles at one result and path, the handle is chosen as at a
+// φ-node (choosePhi: the caller's transaction, or the pool when it has
+// none, is the caller's handle, a transaction only if it is one); where
+// that chooses none, the first return wins.
+func (fa *fnAnalysis) flows() {
+	results := fa.fn.Signature.Results()
+	type at struct {
+		result int
+		path   string
+	}
+	alts := map[at][]Handle{}
+	for _, b := range fa.fn.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		for r, v := range ret.Results {
+			for _, f := range fa.handleFlows(r, v, results.At(r).Type()) {
+				if ctxPassThrough(strings.Split(f.Path, "."), f.Handle) {
+					continue
+				}
+				k := at{f.Result, f.Path}
+				if _, seen := alts[k]; !seen {
+					fa.sum.Returns = append(fa.sum.Returns, f)
+				}
+				alts[k] = append(alts[k], f.Handle)
+			}
+		}
+	}
+	for i, f := range fa.sum.Returns {
+		if h, ok := choosePhi(alts[at{f.Result, f.Path}]); ok {
+			fa.sum.Returns[i].Handle = h
+			fa.sum.Returns[i].OrPool = h.Kind != f.Handle.Kind && orPool(alts[at{f.Result, f.Path}])
+		}
+	}
+}
+
+// orPool reports whether alternative handles are a pool and a transaction
+// of the caller's: the caller's transaction if it has one, else the pool
+// (see choosePhi).
+func orPool(alts []Handle) bool {
+	pool, tx := false, false
+	for _, h := range alts {
+		_, _, param := h.Ref.param()
+		pool = pool || h.Kind == sqlsite.Pool
+		tx = tx || param && h.Kind == sqlsite.Tx
+	}
+	return pool && tx
+}
+
+// handleFlows lists the handles that value v, of type t, carries at its
+// handle paths, as flows numbered index: those a caller can map (handles of
+// parameters, globals, or ones this function creates).
+func (fa *fnAnalysis) handleFlows(index int, v ssa.Value, t types.Type) []Flow {
+	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
+		return nil
+	}
+	paths := fa.a.valuePaths(fa.fn.Prog, t)
+	if types.IsInterface(t) && !isContextType(t) && fa.a.env.Rules.KindOf(t) == sqlsite.NotHandle && OwnInterface(t) {
+		// A value of an interface type carries the handles of its
+		// dynamic value: repos{tx: tx} handed to a callback as a
+		// Repos, returned as a Store; when the value is not made here
+		// (a Tx a Begin method returned), the handles of any type the
+		// program has that implements the interface.
+		if d := dynamicValue(v); d != nil {
+			v, t = d, d.Type()
+			paths = fa.a.valuePaths(fa.fn.Prog, t)
+		} else {
+			paths = fa.a.interfacePaths(fa.fn.Prog, t)
+		}
+	}
+	var out []Flow
+	for _, p := range paths {
+		h := fa.normalise(fa.resolve(v, p, 0))
+		if h.Kind == sqlsite.NotHandle {
+			h.Kind = fa.a.kindAt(t, p)
+		}
+		if escapes(h.Ref) || h.Ref.local() {
+			out = append(out, Flow{Result: index, Path: strings.Join(p, "."), Handle: h})
+		}
+	}
+	return out
+}
+
+// returnedText records, for a function whose first result is a string of
+// SQL text (a queries package's LockJobSQL(table string) string), the texts
+// it returns as templates over its parameters: callers in other packages,
+// which see only its summary, resolve the text from them.
+func (fa *fnAnalysis) returnedText() {
+	results := fa.fn.Signature.Results()
+	if results.Len() == 0 || !isStringType(results.At(0).Type()) {
+		return
+	}
+	var all sqlsite.Text
+	found := false
+	for _, b := range fa.fn.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok || len(ret.Results) == 0 {
+			continue
+		}
+		t := sqlsite.ResolveWith(ret.Results[0], fa.a.externals())
+		if t.Unknown {
+			return
+		}
+		found = true
+		all.SQL = append(all.SQL, t.SQL...)
+		all.Params = append(all.Params, t.Params...)
+		all.Templates = append(all.Templates, t.Templates...)
+	}
+	if found {
+		fa.sum.Text = all.Returned(fa.fn)
+	}
+}
+
+// isStringType reports whether t's underlying type is string.
+func isStringType(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+// dynamicValue returns the value of a concrete type that v, of an interface
+// type, was made from, or nil.
+func dynamicValue(v ssa.Value) ssa.Value {
+	for {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			return x.X
+		case *ssa.ChangeInterface:
+			v = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+func sortedKeys(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// position renders a position for a path frame.
+func (fa *fnAnalysis) position(pos token.Pos) string {
+	return fa.sourcePosition(pos).String()
+}
+
+// sourcePosition is pos in the source; where there is none (synthetic code),
+// the function's name stands in for the file.
+func (fa *fnAnalysis) sourcePosition(pos token.Pos) token.Position {
+	if !pos.IsValid() || fa.a.env.Fset == nil {
+		return token.Position{Filename: fa.name}
+	}
+	return fa.a.env.Fset.Position(pos)
+}
+
+// FuncName names a function for messages: "billing.invoiceAccount",
+// "store.Queries.LockUsage", "api.handler$1" for a closure.
+func FuncName(fn *ssa.Function) string {
+	if parent := fn.Parent(); parent != nil && strings.HasPrefix(fn.Name(), parent.Name()+"$") {
+		// A closure, named the way Go's stack traces name it:
+		// "api.Server.handle.func1".
+		return FuncName(parent) + strings.ReplaceAll(fn.Name()[len(parent.Name()):], "$", ".func")
+	}
+	pkg := ""
+	if fn.Pkg != nil {
+		pkg = fn.Pkg.Pkg.Name() + "."
+	} else if fn.Origin() != nil && fn.Origin().Pkg != nil {
+		pkg = fn.Origin().Pkg.Pkg.Name() + "."
+	}
+	if recv := fn.Signature.Recv(); recv != nil {
+		t := recv.Type()
+		name := strings.TrimPrefix(t.String(), "*")
+		if i := strings.LastIndex(name, "."); i >= 0 {
+			name = name[i+1:]
+		}
+		if i := strings.Index(name, "["); i >= 0 {
+			name = name[:i]
+		}
+		return pkg + name + "." + fn.Name()
+	}
+	return pkg + fn.Name()
+}
+
+// frame is a path frame at pos in this function.
+func (fa *fnAnalysis) frame(pos token.Pos, what string) lockgraph.Frame {
+	return lockgraph.Frame{Func: fa.name, Pos: fa.sourcePosition(pos), What: what}
+}
+
+// describeHandle says where a statement on handle h runs, for the report:
+// "in a transaction" on a transaction, and also on a pool or connection
+// that a BEGIN sent as SQL put in one (inTx); "on the pool", "on a
+// dedicated connection"; "on the caller's handle" for an interface (DBTX)
+// only the caller binds, which relabel rewrites where a caller does;
+// "outside a transaction" for such a handle of the function's own.
+func describeHandle(h Handle, inTx bool) string {
+	if inTx {
+		return "in a transaction"
+	}
+	switch h.Kind {
+	case sqlsite.Pool:
+		return "on the pool"
+	case sqlsite.Conn:
+		return "on a dedicated connection"
+	case sqlsite.Tx:
+		return "in a transaction"
+	case sqlsite.Maybe:
+		if !escapes(h.Ref) {
+			// A handle of this function's own that no transaction was
+			// begun on (an ORM session it created): its locks are not
+			// held past the statement.
+			return "outside a transaction"
+		}
+		return callersHandle
+	}
+	return fmt.Sprintf("on %s", h.Kind)
+}
+
+// callersHandle is how the label of a statement on a handle only the
+// caller knows reads, until a caller binds it (relabel).
+const callersHandle = "on the caller's handle"
+
+// relabel rewrites, in this function's copy j of a callee's event ev, the
+// label of the innermost frame that still reads "on the caller's handle"
+// (the callee ran it on an interface such as sqlc's DBTX, a Querier or the
+// handle a context carries) once this call site binds that handle to a
+// transaction, a pool or a connection: the report then says what the path
+// it shows runs on. A handle this function does not know either keeps the
+// label, for its own callers to rewrite.
+func (fa *fnAnalysis) relabel(j int, ev *Event, st *state) {
+	out := fa.events[j]
+	if ev.TxKind != sqlsite.Maybe || len(out.Path) == 0 {
+		return
+	}
+	inTx := out.TxKind == sqlsite.Tx || st.sqlTx[out.Conn] && out.Conn != fresh
+	if out.TxKind == sqlsite.Maybe && !inTx && escapes(out.Tx) || out.TxKind == sqlsite.NotHandle {
+		return // still its own caller's handle
+	}
+	if inTx && ev.Hold == HoldCond && out.Hold == HoldNone {
+		// The caller's connection is in a transaction it began with a
+		// BEGIN sent as SQL (conn.Exec(ctx, "BEGIN")): the lock is held
+		// until that transaction ends, as the label says.
+		out.Hold = HoldConnTx
+	}
+	leaf := &out.Path[len(out.Path)-1]
+	if !strings.Contains(leaf.What, callersHandle) {
+		return
+	}
+	if inTx {
+		// "in a batch on the caller's handle (one implicit
+		// transaction)" runs in the caller's transaction: no batch of
+		// its own.
+		leaf.What = strings.Replace(leaf.What, " (one implicit transaction)", "", 1)
+		leaf.What = strings.Replace(leaf.What, "in a batch "+callersHandle, callersHandle, 1)
+		leaf.What = strings.Replace(leaf.What, "in a multi-statement string "+callersHandle, callersHandle, 1)
+	}
+	leaf.What = strings.Replace(leaf.What, callersHandle, describeHandle(Handle{Ref: out.Tx, Kind: out.TxKind}, inTx), 1)
+}
+
+// funcValue returns the function a function value denotes and, for a
+// closure, the values bound to its free variables; nil when it is not known
+// statically.
+func funcValue(v ssa.Value) (*ssa.Function, []ssa.Value) {
+	switch v := funcSource(v).(type) {
+	case *ssa.Function:
+		return v, nil
+	case *ssa.MakeClosure:
+		fn, _ := v.Fn.(*ssa.Function)
+		return fn, v.Bindings
+	}
+	return nil, nil
+}
+
+// funcSource returns where a function value comes from, through the cells
+// of captured variables: a closure calls the callback its enclosing function
+// was given through the free variable that captures that parameter (a
+// pointer to the enclosing function's copy of it), and the enclosing
+// function passes that copy. It returns the parameter or free variable, the
+// function or closure made, or v itself.
+func funcSource(v ssa.Value) ssa.Value {
+	for range 8 {
+		switch x := v.(type) {
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return v
+			}
+			if fv, ok := x.X.(*ssa.FreeVar); ok {
+				return fv // the captured variable
+			}
+			v = x.X
+		case *ssa.Alloc:
+			st := onlyStore(x, nil)
+			if st == nil {
+				return v
+			}
+			v = st.Val
+		default:
+			return v
+		}
+	}
+	return v
+}
+
+// isSavepoint reports whether v is a nested transaction begun on a
+// transaction (pgx's tx.Begin, a SAVEPOINT). Ending it ends the savepoint,
+// not the transaction: its locks stay held until the outer transaction ends
+// (after ROLLBACK TO SAVEPOINT PostgreSQL does release the savepoint's own
+// locks; keeping them is the cautious reading).
+func (a *Analysis) isSavepoint(v ssa.Value) bool {
+	for range 4 {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+			continue
+		case *ssa.ChangeInterface:
+			v = x.X
+			continue
+		case *ssa.Extract:
+			v = x.Tuple
+			continue
+		case *ssa.Call:
+			op := a.env.Rules.Classify(x.Common())
+			return op.Kind == sqlsite.Begin && op.RecvKind == sqlsite.Tx
+		}
+		return false
+	}
+	return false
+}
+
+// numParams is the number of parameters of fn, the receiver included, the
+// way summaries number them. A function of another package has no
+// Params in SSA (its body is not built): count its signature instead.
+func numParams(fn *ssa.Function) int {
+	if len(fn.Params) > 0 || fn.Blocks != nil {
+		return len(fn.Params)
+	}
+	n := fn.Signature.Params().Len()
+	if fn.Signature.Recv() != nil {
+		n++
+	}
+	return n
+}
+
+// mergeHeld merges what a function holds at one point seen twice: the union
+// of what may be held, the intersection of what is surely held.
+func mergeHeld(held, surely, held2, surely2 []int) ([]int, []int) {
+	merged := append(slices.Clone(held), held2...)
+	slices.Sort(merged)
+	var both []int
+	for _, s := range surely {
+		if slices.Contains(surely2, s) {
+			both = append(both, s)
+		}
+	}
+	return slices.Compact(merged), both
+}
+
+// failedCall recognises a block that ends by testing a call's error
+// (if err != nil, if err == nil) and returns the successor taken when the
+// call failed, and the call. A statement that failed took no lock: on that
+// branch its locks are not held (the usual "lock, or return the error").
+func (fa *fnAnalysis) failedCall(b *ssa.BasicBlock) (int, ssa.Instruction) {
+	cond, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+	if !ok || len(b.Succs) != 2 {
+		return 0, nil
+	}
+	bin, ok := cond.Cond.(*ssa.BinOp)
+	if !ok || bin.Op != token.NEQ && bin.Op != token.EQL {
+		return 0, nil
+	}
+	v := bin.X
+	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
+		v = bin.Y
+	} else if c, ok := bin.Y.(*ssa.Const); !ok || !c.IsNil() {
+		return 0, nil
+	}
+	call := errorOf(v)
+	if call == nil {
+		return 0, nil
+	}
+	if bin.Op == token.NEQ {
+		return 0, call
+	}
+	return 1, call
+}
+
+// errorOf returns the call whose error result v is.
+func errorOf(v ssa.Value) *ssa.Call {
+	var (
+		call  *ssa.Call
+		index int
+	)
+	switch x := v.(type) {
+	case *ssa.Extract:
+		call, _ = x.Tuple.(*ssa.Call)
+		index = x.Index
+	case *ssa.Call:
+		call = x
+	}
+	if call == nil {
+		return nil
+	}
+	res := call.Call.Signature().Results()
+	if res.Len() == 0 || index != res.Len()-1 || !types.Identical(res.At(index).Type(), types.Universe.Lookup("error").Type()) {
+		return nil
+	}
+	return call
+}
+
+// withoutCall returns st without the locks taken at call site c.
+func (fa *fnAnalysis) withoutCall(st *state, c ssa.Instruction) *state {
+	out := st.clone()
+	for key, i := range fa.eventIdx {
+		if key.instr == c {
+			out.drop(i)
+		}
+	}
+	return out
+}

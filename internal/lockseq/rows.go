@@ -1,0 +1,742 @@
+package lockseq
+
+import (
+	"go/token"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
+)
+
+// RowInfo is what an event knows about the rows its lock takes: the lock
+// model's row set, plus where the Go value bound to the key comes from.
+type RowInfo struct {
+	lockmodel.RowSet
+	// Key names the Go value bound to the key of a single-row lock (or of
+	// an advisory lock), in the function's terms: "p2" for parameter 2,
+	// "p1.From" for a field of one, "c:42" for a constant, "" when it is
+	// none of these.
+	Key string
+	// Scope lists, comma-separated, the origins (as Key names them) of
+	// the values the statement's other equality conditions compare with:
+	// "p1" when WHERE id = $1 AND warehouse_id = $2 binds $2 to parameter
+	// 1. Every row it locks has that value in that column.
+	Scope string
+	// Pending marks an unordered multi-row write (UPDATE, DELETE, upsert)
+	// run on a handle that is a transaction only if the caller's is: the
+	// caller that makes it one reports it.
+	Pending bool
+}
+
+// RowRule names one of the row-order rules.
+type RowRule uint8
+
+// The row-order rules (the cycle rules of lockgraph work on tables and
+// advisory keys; these work on the rows of one table).
+const (
+	// UnorderedRows: one statement locks several rows in no defined order.
+	UnorderedRows RowRule = iota + 1
+	// LoopOrder: a transaction locks one row (or advisory key) per
+	// iteration of a loop over a map, or over a slice in no defined order.
+	LoopOrder
+	// CallerOrder: a transaction locks two rows of one table with keys
+	// its caller chooses, in the order the caller passes them.
+	CallerOrder
+)
+
+// RowFinding is a finding of a row-order rule in one function.
+type RowFinding struct {
+	Rule RowRule
+	// Pos is where it is reported: the statement (or the call that runs
+	// it) that takes the lock.
+	Pos  token.Pos
+	Lock lockgraph.Lock
+	Rows RowInfo
+	// Path leads from the function to the statement.
+	Path []lockgraph.Frame
+	// First leads to the statement that locked the first row
+	// (CallerOrder).
+	First []lockgraph.Frame
+	// Keys names the two Go values of a CallerOrder finding.
+	Keys [2]string
+	// Loop says what a LoopOrder loop ranges over ("a map").
+	Loop string
+	// Func is the function the finding is in.
+	Func string
+	// fn is the function the finding is in, for the gates its callers
+	// hold (entry.go).
+	fn *ssa.Function
+	// event is the index of the finding's lock request among the
+	// function's events, -1 for a statement queued in a batch; first is
+	// that of the first lock of a CallerOrder finding, -1 otherwise.
+	event, first int
+}
+
+// OrderedLock is a blocking lock of several rows of one table in a defined
+// order (SELECT ... ORDER BY ... FOR UPDATE): two of them that order the same
+// table differently can deadlock.
+type OrderedLock struct {
+	Table string
+	Order string
+	Mode  lockmodel.Mode
+	// Pos is the statement's position, and What describes it.
+	Pos  token.Position
+	What string
+	Func string
+	// Pkg is the path of the package the statement is in.
+	Pkg string
+	// At is the statement's position in the package that found it; it
+	// means nothing in another package.
+	At token.Pos
+}
+
+// rowInfo builds the row information of an event from the lock model's
+// effect and the query arguments bound to it.
+func (fa *fnAnalysis) rowInfo(eff lockmodel.Effect, keys []ssa.Value) RowInfo {
+	ri := RowInfo{RowSet: eff.Rows}
+	param := eff.Rows.KeyParam
+	if eff.Lock.Kind == lockmodel.Advisory && len(eff.Lock.Key.Parts) == 1 {
+		part := eff.Lock.Key.Parts[0]
+		param = part.Param
+		if ps := dollarRE.FindAllStringSubmatch(part.Template, -1); param == 0 && len(ps) == 1 {
+			// hashtext('wallet:' || $1): keyed by $1.
+			param, _ = strconv.Atoi(ps[0][1])
+		}
+	}
+	if param > 0 && param <= len(keys) {
+		ri.Key = fa.origin(keys[param-1], 0)
+	}
+	var scope []string
+	for eq := range strings.SplitSeq(eff.Rows.EqParams, ",") {
+		col, n, ok := strings.Cut(eq, "=")
+		i, err := strconv.Atoi(n)
+		if !ok || err != nil || col == eff.Rows.KeyColumn || i < 1 || i > len(keys) {
+			continue
+		}
+		if o := fa.origin(keys[i-1], 0); o != "" && !strings.HasPrefix(o, "c:") {
+			scope = append(scope, o)
+		}
+	}
+	ri.Scope = strings.Join(scope, ",")
+	return ri
+}
+
+// inScope reports whether every row of event ev is scoped by the value
+// whose origin is key: one of its equality conditions compares a column
+// with that value.
+func (fa *fnAnalysis) inScope(ev int, key string) bool {
+	if ev < 0 || key == "" {
+		return false
+	}
+	return slices.Contains(strings.Split(fa.events[ev].Rows.Scope, ","), key)
+}
+
+// origin names where a Go value comes from, in the function's terms (see
+// RowInfo.Key). Values computed from others (min, max, a swap that merges
+// two values in a φ) have no origin: the code chose their order.
+func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
+	if v == nil || depth > 4 {
+		return ""
+	}
+	if c := goConst(v); c != "" {
+		return "c:" + c
+	}
+	switch x := stripConversions(v).(type) {
+	case *ssa.Parameter:
+		if i := slices.Index(fa.fn.Params, x); i >= 0 {
+			return "p" + strconv.Itoa(i)
+		}
+	case *ssa.FreeVar:
+		i := slices.Index(fa.fn.FreeVars, x)
+		if i < 0 {
+			break
+		}
+		// The enclosing function chose the captured value: a key it
+		// computed (min, max, a swap) or read is no caller's choice.
+		if parent, b, ok := boundValue(x); parent != nil {
+			if !ok {
+				return ""
+			}
+			po := (&fnAnalysis{fn: parent}).origin(b, depth+1)
+			if !callerChosen(po) {
+				return po
+			}
+		}
+		return "p" + strconv.Itoa(len(fa.fn.Params)+i)
+	case *ssa.Field:
+		if o := fa.origin(x.X, depth+1); o != "" {
+			return o + "." + fieldName(x.X.Type(), x.Field)
+		}
+	case *ssa.UnOp:
+		if x.Op != token.MUL {
+			break
+		}
+		switch addr := x.X.(type) {
+		case *ssa.FieldAddr:
+			if o := fa.origin(addr.X, depth+1); o != "" {
+				return o + "." + fieldName(addr.X.Type(), addr.Field)
+			}
+		case *ssa.FreeVar:
+			// A variable a closure captures by reference: named like
+			// the free variable itself.
+			return fa.origin(addr, depth+1)
+		case *ssa.Alloc:
+			return fa.origin(addr, depth+1)
+		}
+	case *ssa.Extract:
+		// f, t := pick(from, to), where pick returns its arguments.
+		if c, ok := x.Tuple.(*ssa.Call); ok {
+			if arg := passedThrough(c, x.Index); arg != nil {
+				return fa.origin(arg, depth+1)
+			}
+		}
+	case *ssa.Call:
+		if arg := passedThrough(x, 0); arg != nil {
+			return fa.origin(arg, depth+1)
+		}
+	case *ssa.Alloc:
+		// A local variable (a parameter the function takes the address
+		// of, a struct parameter held by value) stored to once.
+		if st := onlyStore(x, nil); st != nil {
+			return fa.origin(st.Val, depth+1)
+		}
+		if decoded(x) {
+			return "in:" + x.Comment
+		}
+	}
+	return ""
+}
+
+// decoded reports whether a local variable is filled by decoding a request
+// (json.Decoder.Decode(&req), json.Unmarshal(b, &req), c.Bind(&req), ...):
+// its values are the client's, in the client's order.
+func decoded(a *ssa.Alloc) bool {
+	refs := slices.Clone(*a.Referrers())
+	for i := 0; i < len(refs); i++ {
+		ref := refs[i]
+		switch x := ref.(type) {
+		case *ssa.MakeInterface:
+			refs = append(refs, *x.Referrers()...)
+			continue
+		case *ssa.ChangeType:
+			refs = append(refs, *x.Referrers()...)
+			continue
+		}
+		call, ok := ref.(ssa.CallInstruction)
+		if !ok {
+			continue
+		}
+		name := ""
+		if c := call.Common(); c.IsInvoke() {
+			name = c.Method.Name()
+		} else if f := c.StaticCallee(); f != nil {
+			name = f.Name()
+		}
+		if strings.Contains(name, "Decode") || strings.Contains(name, "Unmarshal") ||
+			strings.HasPrefix(name, "Bind") || strings.HasPrefix(name, "ShouldBind") ||
+			name == "BodyParser" || name == "ReadJSON" {
+			return true
+		}
+	}
+	return false
+}
+
+// boundValue returns the value the enclosing function binds to free
+// variable fv of a closure, looking through a variable captured by
+// reference to the one value stored in it. parent is nil when the closure's
+// creation is not found; ok is false when the variable is assigned more than
+// once (a swap: its value is then computed, not passed).
+func boundValue(fv *ssa.FreeVar) (parent *ssa.Function, v ssa.Value, ok bool) {
+	fn := fv.Parent()
+	parent = fn.Parent()
+	if parent == nil {
+		return nil, nil, false
+	}
+	idx := slices.Index(fn.FreeVars, fv)
+	for _, b := range parent.Blocks {
+		for _, instr := range b.Instrs {
+			mc, isMC := instr.(*ssa.MakeClosure)
+			if !isMC || mc.Fn != fn || idx >= len(mc.Bindings) {
+				continue
+			}
+			bound := mc.Bindings[idx]
+			if a, isAlloc := bound.(*ssa.Alloc); isAlloc {
+				st := onlyStore(a, nil)
+				if st == nil {
+					if decoded(a) {
+						return parent, a, true
+					}
+					return parent, nil, false
+				}
+				return parent, st.Val, true
+			}
+			return parent, bound, true
+		}
+	}
+	return nil, nil, false
+}
+
+// fieldValue returns the value stored into field of a struct literal (a
+// local built field by field, then loaded: db.Params{ID: from}), or nil.
+func fieldValue(v ssa.Value, field string) ssa.Value {
+	load, ok := stripConversions(v).(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	a, ok := load.X.(*ssa.Alloc)
+	if !ok {
+		return nil
+	}
+	if st := onlyStore(a, []string{field}); st != nil {
+		return st.Val
+	}
+	return nil
+}
+
+// mapKey maps a callee's key origin to this function's terms at a call
+// site where vals are the callee's parameter values.
+func (fa *fnAnalysis) mapKey(key string, vals []ssa.Value) string {
+	n, rest, ok := Ref(key).param()
+	if !ok || n >= len(vals) {
+		if strings.HasPrefix(key, "c:") {
+			return key
+		}
+		return ""
+	}
+	o := fa.origin(vals[n], 0)
+	if o == "" && rest != "" {
+		// A field of a struct the caller builds for the call
+		// (sqlc's Params structs).
+		field, more, _ := strings.Cut(rest, ".")
+		if fv := fieldValue(vals[n], field); fv != nil {
+			o = fa.origin(fv, 0)
+			if o != "" && more != "" {
+				o += "." + more
+			}
+			return o
+		}
+	}
+	if o == "" || rest == "" {
+		return o
+	}
+	return o + "." + rest
+}
+
+// callerChosen reports whether a key origin is a value the caller passes,
+// or one decoded from a client's request.
+func callerChosen(key string) bool {
+	_, _, ok := Ref(key).param()
+	return ok || strings.HasPrefix(key, "in:")
+}
+
+// report records a row finding once per rule and position.
+func (fa *fnAnalysis) reportRows(f RowFinding) {
+	if (f.Rule == UnorderedRows || f.Rule == LoopOrder) && !lockmodel.ModesConflict(f.Lock.Mode, f.Lock.Mode) {
+		// Two executions of the same code take these rows in a mode
+		// that does not conflict with itself (FOR KEY SHARE of a
+		// foreign key check, FOR SHARE): neither waits for the other,
+		// whatever the order.
+		return
+	}
+	k := rowKey(f.Rule, fa.position(f.Pos), f.Lock.Class)
+	if fa.rowVeto[k] || slices.ContainsFunc(fa.rowCands, func(o RowFinding) bool {
+		return rowKey(o.Rule, fa.position(o.Pos), o.Lock.Class) == k
+	}) {
+		return
+	}
+	f.Func = fa.name
+	fa.rowCands = append(fa.rowCands, f)
+}
+
+// vetoRows withdraws the finding of rule at pos: on a later visit of the
+// fixpoint the lock turned out to be held already. The sets of held locks
+// only grow from one visit to the next, so a veto stands.
+func (fa *fnAnalysis) vetoRows(rule RowRule, pos token.Pos, class lockgraph.Class) {
+	if fa.rowVeto == nil {
+		fa.rowVeto = map[string]bool{}
+	}
+	fa.rowVeto[rowKey(rule, fa.position(pos), class)] = true
+}
+
+// flushRows passes the function's findings that no later visit withdrew to
+// the analysis, once per rule, position and lock.
+func (fa *fnAnalysis) flushRows() {
+	for _, f := range fa.rowCands {
+		k := rowKey(f.Rule, fa.position(f.Pos), f.Lock.Class)
+		if fa.rowVeto[k] || fa.a.rowSeen[k] || fa.underGate(f) {
+			continue
+		}
+		fa.a.rowSeen[k] = true
+		f.fn = fa.fn
+		fa.a.Rows = append(fa.a.Rows, f)
+	}
+}
+
+// underGate reports whether, on every path to a row finding's lock request,
+// the function surely holds a guard: an advisory lock (on a constant key,
+// or a key known only at run time, which as for cycles counts as the usual
+// per-tenant guard), LOCK TABLE in a mode that excludes itself, or a row
+// with a constant key. Two executions of the function then take the guard
+// first and run one after the other, so the order in which each locks its
+// rows cannot deadlock them. The locks of the finding itself are no guard;
+// nor is a row keyed by a caller's value, which two executions may choose
+// differently.
+func (fa *fnAnalysis) underGate(f RowFinding) bool {
+	if f.event < 0 {
+		return false
+	}
+	for _, g := range fa.guardEvents(f.event) {
+		e := fa.events[g]
+		if g == f.event || g == f.first || e.Hold == HoldNone || !e.Lock.Waits && !e.Try ||
+			e.Lock.Class.Concrete() == f.Lock.Class.Concrete() || !lockmodel.ModesConflict(e.Lock.Mode, e.Lock.Mode) {
+			continue
+		}
+		switch c := e.Lock.Class; {
+		case c.IsAdvisory(), c.IsTable():
+			return true
+		case c.IsRow() && e.Rows.KeyColumn != "" && e.Rows.KeyParam == 0 && !e.Rows.Multi:
+			return true
+		case c.IsRow() && e.Rows.KeyColumn != "" && !e.Rows.Multi && e.Rows.Key != "" &&
+			fa.inScope(f.event, e.Rows.Key) && (f.first < 0 || fa.inScope(f.first, e.Rows.Key)):
+			// The parent row keyed by a caller's value, and the rows
+			// of the finding all within it (WHERE id = $1 AND
+			// warehouse_id = $2 after locking that warehouse): two
+			// executions that lock the same rows lock the same
+			// parent first.
+			return true
+		}
+	}
+	return false
+}
+
+// guardEvents lists the events surely held whenever event ev is requested,
+// sorted: the function's own (mustAt) and, for a callee's event, those the
+// callee surely held then (innerGuards), where they hold a lock at all.
+func (fa *fnAnalysis) guardEvents(ev int) []int {
+	var out []int
+	for g := range fa.mustAt[ev] {
+		out = append(out, g)
+	}
+	out = append(out, fa.innerGuards[ev]...)
+	out = slices.DeleteFunc(out, func(g int) bool {
+		e := fa.events[g]
+		return g == ev || e.Hold == HoldNone || !e.Lock.Waits && !e.Try
+	})
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// rowKey identifies a row finding.
+func rowKey(rule RowRule, pos string, class lockgraph.Class) string {
+	return strconv.Itoa(int(rule)) + "@" + pos + "@" + class.String()
+}
+
+// checkRows applies the row-order rules to a lock this function requests
+// by running SQL at site. unit is set when the statement runs in a batch or
+// multi-statement string, whose locks are held until the unit ends.
+func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effect, keys []ssa.Value, unit bool, st *state) {
+	e := fa.events[ev]
+	if !e.Lock.Waits || (eff.Lock.Kind != lockmodel.Row && eff.Lock.Kind != lockmodel.Advisory) {
+		return
+	}
+	held := e.Hold != HoldNone || unit
+	if eff.Lock.Kind == lockmodel.Row && eff.Rows.Multi && eff.Rows.Order != "" && !eff.Rows.PreLocked && strings.HasPrefix(eff.Verb, "SELECT") {
+		pos := fa.sourcePosition(site.Pos())
+		if !slices.ContainsFunc(fa.a.Ordered, func(o OrderedLock) bool { return o.Pos == pos && o.Table == eff.Lock.Table }) {
+			fa.a.Ordered = append(fa.a.Ordered, OrderedLock{
+				Table: eff.Lock.Table, Order: eff.Rows.Order, Mode: eff.Lock.Mode,
+				Pos: pos, What: e.Path[len(e.Path)-1].What, Func: fa.name, At: site.Pos(), Pkg: fa.pkgPath(),
+			})
+		}
+	}
+	if eff.Rows.Unordered() {
+		reads := eff.Lock.Kind == lockmodel.Advisory || strings.HasPrefix(eff.Verb, "SELECT")
+		switch {
+		case reads:
+		case !eff.Rows.SetPredicate():
+			// A write to the rows of a join or of a whole table runs in
+			// the plan's order, the same for every execution: only a
+			// set of keys or a range chosen per call varies.
+			return
+		case e.Hold == HoldCond && !unit:
+			// A DBTX helper: a transaction only if its caller's handle is.
+			e.Rows.Pending = true
+			return
+		case !held:
+			// An autocommit write holds its rows only while it runs.
+			return
+		case fa.alreadyHeld(e, sortedKeys(st.held)):
+			// Locked in order before (SELECT ... ORDER BY id FOR
+			// UPDATE, then UPDATE the same rows).
+			fa.vetoRows(UnorderedRows, site.Pos(), e.Lock.Class)
+			return
+		}
+		fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, event: ev, first: -1})
+		return
+	}
+	if !held || constantKey(eff) {
+		return
+	}
+	vals := keys
+	if p := eff.Rows.KeyParam; p > 0 && p <= len(keys) {
+		vals = keys[p-1 : p]
+	}
+	if over, ok := fa.inUnorderedLoop(site, e, vals); ok {
+		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, Loop: over, event: ev, first: -1})
+	}
+}
+
+// checkMapped applies the row-order rules to the caller's copy out of a
+// callee's event ev, at the call site; vals are the callee's parameter
+// values there.
+//
+// before are the caller's copies of the callee's earlier events: locks the
+// callee took before this one, in the same transaction.
+func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals []ssa.Value, st *state, before []int) {
+	out := fa.events[i]
+	for _, g := range ev.Guards {
+		if g < len(before) && !slices.Contains(fa.innerGuards[i], before[g]) {
+			if fa.innerGuards == nil {
+				fa.innerGuards = map[int][]int{}
+			}
+			fa.innerGuards[i] = append(fa.innerGuards[i], before[g])
+		}
+	}
+	out.Rows = ev.Rows
+	out.Rows.Key = fa.mapKey(ev.Rows.Key, vals)
+	var scope []string
+	for o := range strings.SplitSeq(ev.Rows.Scope, ",") {
+		if m := fa.mapKey(o, vals); m != "" && !strings.HasPrefix(m, "c:") {
+			scope = append(scope, m)
+		}
+	}
+	out.Rows.Scope = strings.Join(scope, ",")
+	out.Rows.Pending = false
+	if ev.Rows.Pending {
+		switch out.Hold {
+		case HoldCond:
+			out.Rows.Pending = true
+		case HoldTx, HoldConnTx:
+			if fa.alreadyHeld(out, sortedKeys(st.held)) || fa.alreadyHeld(out, before) {
+				// Locked in order before, by the caller or by an
+				// earlier statement of the callee.
+				fa.vetoRows(UnorderedRows, site.Pos(), out.Lock.Class)
+				return
+			}
+			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, event: i, first: -1})
+		}
+		return
+	}
+	if out.Hold == HoldNone || !out.Lock.Waits || ev.Rows.Unordered() || ev.Tx.local() {
+		// A transaction the callee opens itself is one per call: it
+		// holds nothing from one iteration of the caller's loop to
+		// the next.
+		return
+	}
+	n, _, ok := Ref(ev.Rows.Key).param()
+	if !ok || n >= len(vals) || vals[n] == nil {
+		return
+	}
+	if over, ok := fa.inUnorderedLoop(site, out, vals[n:n+1]); ok {
+		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, Loop: over, event: i, first: -1})
+	}
+}
+
+// checkPair applies the caller-order rule to held event h and request w:
+// two rows of one table, locked in one transaction, with keys that are two
+// different values the caller passes, in the order it passes them.
+func (fa *fnAnalysis) checkPair(h, w int, held []int) {
+	H, W := fa.events[h], fa.events[w]
+	if H == W || H.Hold == HoldNone || !W.Lock.Waits || H.Rows.Unordered() || W.Rows.Unordered() {
+		return
+	}
+	rows := H.Lock.Class == W.Lock.Class && W.Lock.Class.IsRow()
+	// Two advisory locks of one key shape (pg_advisory_xact_lock($1) for
+	// each account), keyed by two caller-chosen values.
+	keys := !keyShape(H.Lock.Class).IsZero() && keyShape(H.Lock.Class) == keyShape(W.Lock.Class)
+	if !rows && !keys {
+		return
+	}
+	if !sameConn(H.Conn, W.Conn) && H.Tx != W.Tx {
+		return
+	}
+	kh, kw := H.Rows.Key, W.Rows.Key
+	if kh == kw || !callerChosen(kh) || !callerChosen(kw) {
+		return
+	}
+	// Two concurrent calls with the keys swapped: each holds its first
+	// row in H's mode and waits for the other's in W's.
+	if !lockmodel.ModesConflict(H.Lock.Mode, W.Lock.Mode) || fa.ordersKeys(kh, kw) {
+		return
+	}
+	for _, o := range held {
+		// W's row may be locked already, in a mode that covers it: by a
+		// statement over several rows (WHERE id IN ($1, $2) ORDER BY id
+		// FOR UPDATE), by one whose key the code computed (min(a, b)),
+		// or by one with W's own key. W then waits for nothing.
+		O := fa.events[o]
+		if o == h || O.Lock.Class != W.Lock.Class || !sameConn(O.Conn, W.Conn) && O.Tx != W.Tx ||
+			!lockgraph.Covers(O.Lock.Mode, W.Lock.Mode) {
+			continue
+		}
+		if O.Rows.Multi || O.Rows.Key == "" || O.Rows.Key == kw {
+			fa.vetoRows(CallerOrder, fa.eventPos[w], W.Lock.Class)
+			return
+		}
+	}
+	fa.reportRows(RowFinding{
+		Rule: CallerOrder, Pos: fa.eventPos[w], Lock: W.Lock, Rows: W.Rows,
+		Path: W.Path, First: H.Path, Keys: [2]string{fa.keyName(kh), fa.keyName(kw)}, event: w, first: h,
+	})
+}
+
+// keyName spells a key origin with the function's own names: "from",
+// "req.ToID".
+func (fa *fnAnalysis) keyName(key string) string {
+	if name, ok := strings.CutPrefix(key, "in:"); ok {
+		return name
+	}
+	n, rest, ok := Ref(key).param()
+	if !ok {
+		return key
+	}
+	name := "p" + strconv.Itoa(n)
+	switch {
+	case n < len(fa.fn.Params):
+		name = fa.fn.Params[n].Name()
+	case n-len(fa.fn.Params) < len(fa.fn.FreeVars):
+		name = fa.fn.FreeVars[n-len(fa.fn.Params)].Name()
+	}
+	if rest != "" {
+		name += "." + rest
+	}
+	return name
+}
+
+// ordersKeys reports whether the function compares the two key values (a <
+// b, cmp.Compare(a, b)): code that does so picks the order itself.
+func (fa *fnAnalysis) ordersKeys(k1, k2 string) bool {
+	match := func(x, y ssa.Value) bool {
+		ox, oy := fa.origin(x, 0), fa.origin(y, 0)
+		return ox == k1 && oy == k2 || ox == k2 && oy == k1
+	}
+	for _, b := range fa.fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch x := instr.(type) {
+			case *ssa.BinOp:
+				switch x.Op {
+				case token.LSS, token.GTR, token.LEQ, token.GEQ:
+					if match(x.X, x.Y) {
+						return true
+					}
+				}
+			case *ssa.Call:
+				if args := x.Call.Args; len(args) == 2 && match(args[0], args[1]) {
+					if f := x.Call.StaticCallee(); f != nil && (f.Name() == "Compare" || strings.HasPrefix(f.Name(), "Less")) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// keyShape is the key of a parametric advisory class with its parameters
+// blanked ("(hashtext(?))"), or the zero Class for any other class: two
+// locks of one shape differ only in the values the callers pass.
+func keyShape(class lockgraph.Class) lockgraph.Class {
+	if !class.Parametric() {
+		return lockgraph.Class{}
+	}
+	return lockgraph.AdvisoryOf(paramRE.ReplaceAllString(class.Name, "?"), "")
+}
+
+// dollarRE matches a $n placeholder in a key template.
+var dollarRE = regexp.MustCompile(`\$([0-9]+)`)
+
+// constantKey reports whether a lock takes the same row or advisory key
+// every time its statement runs (WHERE id = 1, pg_advisory_xact_lock(42)):
+// a loop cannot change its order.
+func constantKey(eff lockmodel.Effect) bool {
+	if eff.Lock.Kind == lockmodel.Advisory {
+		for _, p := range eff.Lock.Key.Parts {
+			if !p.Known() {
+				return false
+			}
+		}
+		return len(eff.Lock.Key.Parts) > 0
+	}
+	return eff.Rows.KeyColumn != "" && eff.Rows.KeyParam == 0
+}
+
+// paramRE matches the placeholder of a caller-supplied key part.
+var paramRE = regexp.MustCompile(`\?p[0-9]+`)
+
+// checkQueuedInLoop applies the loop rule to a statement queued in a batch
+// inside a loop: the batch runs as one implicit transaction, so the rows
+// queued by every iteration are held together, in the loop's order.
+func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text string, keys []ssa.Value) {
+	if fa.a.skipSQL(fa.position(queue.Pos()), text) {
+		return
+	}
+	an := fa.a.env.Schema.Analyze(text)
+	for _, eff := range an.Effects {
+		if eff.Kind != lockmodel.Acquire || !eff.Lock.Waits() || eff.Rows.Unordered() || constantKey(eff) ||
+			(eff.Lock.Kind != lockmodel.Row && eff.Lock.Kind != lockmodel.Advisory) {
+			continue
+		}
+		vals := keys
+		if p := eff.Rows.KeyParam; p > 0 && p <= len(keys) {
+			vals = keys[p-1 : p]
+		}
+		over, ok := fa.inUnorderedLoop(queue, &Event{Tx: h.Ref}, vals)
+		if !ok {
+			continue
+		}
+		lock := lockgraph.Lock{Mode: eff.Lock.Mode, Waits: true, Class: lockgraph.RowsOf(eff.Lock.Table)}
+		if eff.Lock.Kind == lockmodel.Advisory {
+			lock.Class = fa.advisoryClass(eff.Lock, keys, queue)
+		}
+		fa.reportRows(RowFinding{
+			Rule: LoopOrder, Pos: queue.Pos(), Lock: lock, Loop: over,
+			Path:  []lockgraph.Frame{fa.frame(queue.Pos(), eff.Verb+" queued in a batch (one implicit transaction)")},
+			event: -1, first: -1,
+		})
+	}
+}
+
+// passedThrough returns the argument of call c that the callee returns
+// unchanged as its result i on every path (a helper that only picks or
+// passes its arguments on), or nil.
+func passedThrough(c *ssa.Call, i int) ssa.Value {
+	f := c.Call.StaticCallee()
+	if f == nil || len(f.Blocks) == 0 {
+		return nil
+	}
+	param := -1
+	for _, b := range f.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		if i >= len(ret.Results) {
+			return nil
+		}
+		p, ok := stripConversions(ret.Results[i]).(*ssa.Parameter)
+		j := slices.Index(f.Params, p)
+		if !ok || j < 0 || param >= 0 && j != param {
+			return nil
+		}
+		param = j
+	}
+	if param < 0 || param >= len(c.Call.Args) {
+		return nil
+	}
+	return c.Call.Args[param]
+}
