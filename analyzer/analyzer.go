@@ -18,36 +18,55 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/pglockorder/pglockorder/internal/category"
+	"github.com/pglockorder/pglockorder/internal/findings"
 	"github.com/pglockorder/pglockorder/internal/lockgraph"
 	"github.com/pglockorder/pglockorder/internal/lockseq"
-	"github.com/pglockorder/pglockorder/internal/report"
 	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
-// Analyzer reports PostgreSQL lock-order inversions that can deadlock.
+// Analyzer reports PostgreSQL lock-order inversions that can deadlock. It
+// requires Facts, which does the analysis, and reports what a package and
+// its imports show, with the rules of package internal/findings.
 var Analyzer = &analysis.Analyzer{
-	Name:       "pglockorder",
-	Doc:        doc,
+	Name:      "pglockorder",
+	Doc:       doc,
+	URL:       "https://github.com/pglockorder/pglockorder",
+	Run:       runReport,
+	Requires:  []*analysis.Analyzer{Facts},
+	FactTypes: []analysis.Fact{new(PackageInfo)},
+}
+
+// Facts computes, per package, the lock sequences of its functions (facts
+// for the packages that call them) and everything pglockorder reports on,
+// as its *Result; it reports nothing itself. Its settings are Analyzer's
+// flags. The pglockorder command runs it alone over a whole program and
+// reports with the same rules as Analyzer.
+var Facts = &analysis.Analyzer{
+	Name:       "pglockorderfacts",
+	Doc:        factsDoc,
 	URL:        "https://github.com/pglockorder/pglockorder",
-	Run:        run,
-	FactTypes:  []analysis.Fact{new(lockseq.Summary), new(PackageInfo), new(StringsFact)},
+	Run:        runFacts,
+	FactTypes:  []analysis.Fact{new(lockseq.Summary), new(RunsSQL), new(StringsFact)},
 	ResultType: reflect.TypeFor[*Result](),
 }
 
-// docSource is this package's doc.go: the analyzer's documentation is the
-// section of its package comment headed "# Analyzer pglockorder", as the
-// passes of golang.org/x/tools keep it, written once.
+// docSource is this package's doc.go: the analyzers' documentation is the
+// sections of its package comment headed "# Analyzer pglockorder" and
+// "# Analyzer pglockorderfacts", as the passes of golang.org/x/tools keep
+// it, written once.
 //
 //go:embed doc.go
 var docSource string
 
-// doc is the analyzer's Doc, taken from docSource.
-var doc = analyzerDoc(docSource, "pglockorder")
+// doc and factsDoc are the analyzers' Doc, taken from docSource.
+var (
+	doc      = analyzerDoc(docSource, "pglockorder")
+	factsDoc = analyzerDoc(docSource, "pglockorderfacts")
+)
 
-// Settings of the analyzer, set through its flags.
+// Settings of the analyzers, set through Analyzer's flags.
 var (
 	maxCycle  = 4
-	deferred  bool
 	debugMode bool
 	// withRelated is the related flag: attach path steps as
 	// Diagnostic.Related.
@@ -58,92 +77,43 @@ var (
 func init() {
 	fs := &Analyzer.Flags
 	fs.IntVar(&maxCycle, "maxcycle", maxCycle, "longest cycle of locks to look for")
-	fs.BoolVar(&deferred, "wholeprogram", false,
-		"do not report cycles per package; the driver reports them over all packages (set by the pglockorder command)")
 	fs.BoolVar(&debugMode, "debug", false, "print why SQL was skipped")
 	fs.BoolVar(&withRelated, "related", true, "attach each finding's path steps as related information (drivers that show it as separate issues turn it off)")
 	fs.StringVar(&disable, "disable", "", "comma-separated categories of findings not to report (e.g. unordered-row-lock,loop-lock-order)")
 }
 
-// Disabled reports whether findings of a category are turned off with the
-// disable flag.
-func Disabled(category string) bool {
-	for c := range strings.SplitSeq(disable, ",") {
-		if strings.TrimSpace(c) == category {
-			return true
-		}
-	}
-	return false
+// Policy returns the reporting settings of the flags: the longest cycle
+// searched and the categories turned off.
+func Policy() findings.Settings {
+	return findings.Settings{MaxCycle: maxCycle, Disable: findings.ParseDisable(disable)}
 }
 
 // Categories lists every category of finding, for -disable: those of the
 // catalogue (package category).
 var Categories = category.IDs()
 
-// MaxCycle is the maxcycle flag: the longest cycle of locks searched.
-func MaxCycle() int { return maxCycle }
-
 // Debug is the debug flag: list the SQL that was skipped.
 func Debug() bool { return debugMode }
 
 // CheckSettings reports a setting no run can honour: -maxcycle out of
-// range, or a -disable category that does not exist (a typo would
-// silently disable nothing).
-func CheckSettings() error {
-	if maxCycle < 2 || maxCycle > 12 {
-		return fmt.Errorf("maxcycle must be between 2 and 12, not %d", maxCycle)
-	}
-	for c := range strings.SplitSeq(disable, ",") {
-		if c = strings.TrimSpace(c); c != "" && !slices.Contains(Categories, c) {
-			return fmt.Errorf("disable: unknown category %q (known: %s)", c, strings.Join(Categories, ", "))
-		}
-	}
-	return nil
-}
+// range, or a -disable category that does not exist.
+func CheckSettings() error { return Policy().Check() }
 
-// emit reports a diagnostic. Categories turned off with -disable are
-// dropped last, by withDisabled, so that an ignore directive still sees
-// (and is not reported stale for) the finding it covers.
-func emit(pass *analysis.Pass, d analysis.Diagnostic) {
-	pass.Report(d)
-}
+// RunsSQL is the package fact of Facts for a package whose code can run SQL
+// (it imports a database API or a package that runs SQL, or calls a method
+// that one implements): the packages that import it are analysed too.
+type RunsSQL struct{}
 
-// withURLs returns a copy of pass whose Report links each diagnostic to its
-// category's documentation (Diagnostic.URL), from the catalogue, and drops
-// its related information when the related flag is off.
-func withURLs(pass *analysis.Pass) *analysis.Pass {
-	linked := *pass
-	linked.Report = func(d analysis.Diagnostic) {
-		if c, ok := category.Lookup(d.Category); ok && d.URL == "" {
-			d.URL = c.URL()
-		}
-		if !withRelated {
-			d.Related = nil
-		}
-		pass.Report(d)
-	}
-	return &linked
-}
+// AFact marks RunsSQL as an analysis fact.
+func (*RunsSQL) AFact() {}
 
-// withDisabled returns a copy of pass whose Report drops the categories
-// turned off with -disable.
-func withDisabled(pass *analysis.Pass) *analysis.Pass {
-	if disable == "" {
-		return pass
-	}
-	filtered := *pass
-	filtered.Report = func(d analysis.Diagnostic) {
-		if !Disabled(d.Category) {
-			pass.Report(d)
-		}
-	}
-	return &filtered
-}
+func (*RunsSQL) String() string { return "runs SQL" }
 
-// PackageInfo is the package fact: whether the package runs SQL, and the
-// lock-order edges of it and of every package it imports, so that a package
-// sees the cycles formed with its dependencies (go vet passes facts only
-// along direct imports).
+// PackageInfo is Analyzer's package fact: whether the package runs SQL, and
+// the lock-order edges of it and of every package it imports, so that a
+// package sees the cycles formed with its dependencies (go vet passes facts
+// only along direct imports). The pglockorder command, which sees every
+// package, does not compute it.
 type PackageInfo struct {
 	HasSQL bool
 	Edges  []lockgraph.Edge
@@ -166,22 +136,35 @@ func (p *PackageInfo) String() string {
 	return s
 }
 
-// Result is the analyzer's result for one package: its own edges and
-// findings, for drivers that report over a whole program.
+// Result is the result of Facts for one package: what it found, for the
+// reporters (Analyzer, and the command over a whole program).
 type Result struct {
+	// Err is why the package could not be analysed, or nil.
+	Err error
+	// HasSQL is set when the package's code can run SQL and was
+	// analysed.
+	HasSQL bool
 	// Edges are the lock-order edges found in the package's functions.
 	Edges []*lockgraph.Edge
+	// EdgePos maps each edge to the position of its second request in
+	// the function where it was found: where a finding about it is
+	// reported.
+	EdgePos map[*lockgraph.Edge]token.Pos
 	// TempTables are the temporary tables the package's SQL creates.
 	TempTables []string
 	// Ordered are the package's ordered multi-row locks, which the
-	// driver compares across packages (row-order-mismatch).
+	// reporters compare with those of other packages
+	// (row-order-mismatch).
 	Ordered []lockseq.OrderedLock
-	// Ignores are the package's //pglockorder:ignore directives, for the
-	// whole-program driver to match its own findings against (set with
-	// -wholeprogram only).
-	Ignores []Ignore
-	// Skipped is the SQL not analysed (not parsed, built at run time),
-	// which the whole-program driver counts at the end of the run.
+	// Rows are the package's row-order findings, Leaks its session
+	// advisory locks that a pool may hand on.
+	Rows  []lockseq.RowFinding
+	Leaks []lockseq.Leak
+	// Order is the lock order the package's module declares, or nil.
+	Order *DeclaredOrder
+	// Ignores are the package's //pglockorder:ignore directives.
+	Ignores []findings.Directive
+	// Skipped is the SQL not analysed (not parsed, built at run time).
 	Skipped []lockseq.Skip
 	// Locked are the names a declared order can give the locks the
 	// package requests (see OrderName), sorted.
@@ -205,17 +188,30 @@ type Result struct {
 	Dialect DialectReport
 }
 
-// run analyses one package. A panic inside the analysis (a bug of
-// pglockorder's, or input it was not written for) becomes an error of this
-// package, in every driver: go vet and golangci-lint report it and go on
-// with the other packages, as the command does, instead of crashing.
-func run(pass *analysis.Pass) (res any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("internal error analysing %s (please report it): %v\n%s", pass.Pkg.Path(), r, debug.Stack())
-		}
+// runFacts analyses one package. An error (a malformed configuration, a
+// setting out of range) and a panic inside the analysis (a bug of
+// pglockorder's, or input it was not written for) become the package's
+// Result.Err, which the reporters return as the package's error, in every
+// driver: go vet and golangci-lint print only the errors of the analyzers
+// they were asked to run, not those of the passes these require. They
+// report it and go on with the other packages, as the command does,
+// instead of crashing.
+func runFacts(pass *analysis.Pass) (any, error) {
+	res, err := func() (res any, err error) {
+		defer recoverAsError(pass, &res, &err)
+		return analyze(pass)
 	}()
-	return analyze(pass)
+	if err != nil {
+		return &Result{Err: err}, nil
+	}
+	return res, nil
+}
+
+// recoverAsError turns a panic of a pass into its error.
+func recoverAsError(pass *analysis.Pass, res *any, err *error) {
+	if r := recover(); r != nil {
+		*res, *err = nil, fmt.Errorf("internal error analysing %s (please report it): %v\n%s", pass.Pkg.Path(), r, debug.Stack())
+	}
 }
 
 // testHookAnalyze, when set by a test, runs first in analyze.
@@ -228,27 +224,21 @@ func analyze(pass *analysis.Pass) (any, error) {
 	if err := CheckSettings(); err != nil {
 		return nil, err
 	}
-	pass, ignores := withIgnores(withDisabled(withURLs(pass))) // //pglockorder:ignore (suppress.go)
 	res := &Result{Lookups: map[string][]*types.Func{}}
-	defer ignores.finish(res)
-	if pass.Pkg.Name() == "main" && strings.HasSuffix(pass.Pkg.Path(), ".test") {
-		// The main package go test generates runs the tests; it runs
-		// no SQL of its own and nothing imports it.
+	res.Ignores = findings.Directives(pass.Fset, pass.Files, pass.Pkg.Path())
+	if testMain(pass.Pkg) {
 		return res, nil
 	}
 	methods := factMethods(pass, res.Lookups)
 	rules := UserRules()
-	info, relevant := importedInfo(pass, rules)
-	relevant = relevant || invokesLocking(pass, methods)
+	relevant := importsSQL(pass, rules) || invokesLocking(pass, methods)
 	// The database APIs are modelled, never analysed: their bodies run
 	// SQL built at run time and would only cost time.
 	if !relevant || sqlsite.IsDriverPackage(pass.Pkg.Path()) {
-		if len(info.Edges) > 0 || len(info.Ordered) > 0 {
-			pass.ExportPackageFact(info)
-		}
 		return res, nil
 	}
-	info.HasSQL = true
+	res.HasSQL = true
+	pass.ExportPackageFact(&RunsSQL{})
 
 	pkg := buildSSA(pass)
 	st := resolveSettings(pass) // flags and the module's configuration (dialect.go)
@@ -278,110 +268,25 @@ func analyze(pass *analysis.Pass) (any, error) {
 		}
 	}
 	an.GateByCallers(funcs) // gates that every caller holds (lockseq/entry.go)
-	for _, l := range an.Leaks {
-		if l.Returned {
-			var taken token.Position
-			if len(l.Path) > 0 {
-				taken = l.Path[len(l.Path)-1].Pos
-			}
-			emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryLeak, Message: report.ReturnedMessage(l.Lock, taken, report.Options{Rel: moduleRelative}),
-				Related: related(pass, report.PathRelated("takes "+l.Lock.String(), l.Path))})
-			continue
-		}
-		emit(pass, analysis.Diagnostic{Pos: l.Pos, Category: report.CategoryPoolAdvisor, Message: report.LeakMessage(l.Lock),
-			Related: related(pass, report.PathRelated("takes "+l.Lock.String(), l.Path))})
+	if st.err != nil {
+		return nil, st.err
 	}
-
-	res.Edges = an.Edges
+	res.Edges, res.EdgePos = an.Edges, an.EdgePos
+	res.Leaks, res.Rows = an.Leaks, an.Rows
 	res.Skipped, res.Locked = an.Skipped, orderNames(an.Locked) // SQL not analysed, lock names (debug.go)
 	res.Sites = an.Sites
 	res.Dispatch = an.Dispatch
-	debugDispatch(pass, an.Dispatch)
-	ignores.mayBeRemote(an.Edges, an.Ordered) // stale only where no other driver's finding lands (suppress.go)
-	if !deferred {
-		debugSkipped(pass, an.Skipped)
-	}
 	res.Limits = an.Limits
-	if err := checkDeclaredOrder(pass, an, st); err != nil { // .pglockorder.yaml (order.go)
-		return nil, err
-	}
+	res.Order = st.order() // .pglockorder.yaml (order.go)
 	res.TempTables = sortedSet(an.TempTables)
 	res.Ordered = an.Ordered
-	info.Ordered = withoutSites(reportRows(pass, an, info.Ordered))
-	if deferred {
-		// The driver sees every package's edges in its results: the
-		// fact needs no copy of them.
-		pass.ExportPackageFact(info)
-		return res, nil
-	}
-	all := make([]*lockgraph.Edge, 0, len(info.Edges)+len(an.Edges))
-	for i := range info.Edges {
-		all = append(all, &info.Edges[i])
-	}
-	all = append(all, an.Edges...)
-	all = lockgraph.Dedupe(all)
-	info.Edges = make([]lockgraph.Edge, len(all))
-	for i, e := range all {
-		info.Edges[i] = *e
-	}
-	temps := map[string]bool{}
-	for _, t := range append(info.TempTables, res.TempTables...) {
-		temps[t] = true
-	}
-	info.TempTables = sortedSet(temps)
-	fact := info
-	if pass.Pkg.Name() == "main" {
-		// No package imports a command: its fact needs no copy of the
-		// edges, which for a command linking a whole monorepo are all
-		// of them.
-		fact = &PackageInfo{HasSQL: true, TempTables: info.TempTables}
-	}
-	pass.ExportPackageFact(fact)
-	debugFactSize(pass, fact)
-	reportCycles(pass, an, lockgraph.WithoutTables(all, temps))
 	return res, nil
 }
 
-// reportCycles reports the cycles that have a path in this package, at that
-// path's second lock request.
-func reportCycles(pass *analysis.Pass, an *lockseq.Analysis, edges []*lockgraph.Edge) {
-	own := map[string]token.Pos{}
-	for e, pos := range an.EdgePos {
-		own[edgeID(e)] = pos
-	}
-	for _, c := range lockgraph.New(edges).Cycles(maxCycle) {
-		if MigrationsOnly(c) {
-			continue
-		}
-		pos := token.NoPos
-		try := func(i int) {
-			if i >= 0 && pos == token.NoPos {
-				if pos = own[edgeID(c.Steps[i])]; pos != token.NoPos {
-					pos = anchorPos(pass, pos, c.Steps[i].Anchor())
-				}
-			}
-		}
-		try(c.Breaker)
-		for i := range c.Steps {
-			try(i)
-		}
-		if pos == token.NoPos {
-			continue // reported where one of its paths is
-		}
-		emit(pass, analysis.Diagnostic{Pos: pos, Category: report.Category(c), Message: report.Message(c, report.Options{Rel: moduleRelative}),
-			Related: related(pass, report.CycleRelated(c))})
-	}
-}
-
-// anchorPos returns the position of anchor (an edge's report position,
-// inside a closure of its function when the request is made there) in the
-// file of pos, or pos when anchor is elsewhere.
-func anchorPos(pass *analysis.Pass, pos token.Pos, anchor token.Position) token.Pos {
-	f := pass.Fset.File(pos)
-	if f == nil || f.Name() != anchor.Filename || anchor.Line < 1 || anchor.Line > f.LineCount() {
-		return pos
-	}
-	return f.LineStart(anchor.Line) + token.Pos(anchor.Column-1)
+// testMain reports whether pkg is the main package go test generates: it
+// runs the tests, runs no SQL of its own, and nothing imports it.
+func testMain(pkg *types.Package) bool {
+	return pkg.Name() == "main" && strings.HasSuffix(pkg.Path(), ".test")
 }
 
 // edgeID identifies an edge across the copy made for the package fact.
@@ -389,33 +294,34 @@ func edgeID(e *lockgraph.Edge) string {
 	return e.Func + "|" + e.Held.Class.String() + "|" + e.Wanted.Class.String() + "|" + e.Anchor().String() + "|" + fmt.Sprint(e.Held.Mode, e.Wanted.Mode, e.CrossConn)
 }
 
-// importedInfo merges the package facts of the direct imports and reports
-// whether this package needs SSA: it imports a database API, a package that
-// runs SQL, or declares a query interface of its own.
-func importedInfo(pass *analysis.Pass, rules *sqlsite.Rules) (*PackageInfo, bool) {
-	info := &PackageInfo{}
-	relevant := false
+// importsSQL reports whether the package needs SSA: it imports a database
+// API or a package that runs SQL, or declares a query interface of its own.
+func importsSQL(pass *analysis.Pass, rules *sqlsite.Rules) bool {
 	for _, imp := range pass.Pkg.Imports() {
-		if sqlsite.IsDriverPackage(imp.Path()) || rules.IsRulePackage(imp.Path()) {
-			relevant = true
-		}
-		var dep PackageInfo
-		if pass.ImportPackageFact(imp, &dep) {
-			relevant = relevant || dep.HasSQL
-			if !deferred {
-				info.Edges = append(info.Edges, dep.Edges...)
-				info.Ordered = append(info.Ordered, dep.Ordered...)
-				info.TempTables = append(info.TempTables, dep.TempTables...)
-			}
+		if sqlsite.IsDriverPackage(imp.Path()) || rules.IsRulePackage(imp.Path()) || pass.ImportPackageFact(imp, new(RunsSQL)) {
+			return true
 		}
 	}
-	if !relevant {
-		scope := pass.Pkg.Scope()
-		for _, name := range scope.Names() {
-			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && rules.KindOf(tn.Type()) == sqlsite.Maybe {
-				relevant = true
-				break
-			}
+	scope := pass.Pkg.Scope()
+	for _, name := range scope.Names() {
+		if tn, ok := scope.Lookup(name).(*types.TypeName); ok && rules.KindOf(tn.Type()) == sqlsite.Maybe {
+			return true
+		}
+	}
+	return false
+}
+
+// importedInfo merges the package facts of the direct imports: the edges,
+// ordered locks and temporary tables of the import closure, one witness per
+// lock pair.
+func importedInfo(pass *analysis.Pass) *PackageInfo {
+	info := &PackageInfo{}
+	for _, imp := range pass.Pkg.Imports() {
+		var dep PackageInfo
+		if pass.ImportPackageFact(imp, &dep) {
+			info.Edges = append(info.Edges, dep.Edges...)
+			info.Ordered = append(info.Ordered, dep.Ordered...)
+			info.TempTables = append(info.TempTables, dep.TempTables...)
 		}
 	}
 	if len(info.Edges) > 0 {
@@ -430,7 +336,7 @@ func importedInfo(pass *analysis.Pass, rules *sqlsite.Rules) (*PackageInfo, bool
 		}
 		info.Edges = edges
 	}
-	return info, relevant
+	return info
 }
 
 // oneWitness keeps, of the edges imported from dependencies, one per lock

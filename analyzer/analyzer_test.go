@@ -61,13 +61,13 @@ func TestCorpus(t *testing.T) {
 		for _, e := range entries {
 			if e.IsDir() {
 				t.Run(e.Name(), func(t *testing.T) {
-					check(t, analysistest.Run(t, corpus, analyzer.Analyzer, "./"+e.Name()+"/..."))
+					check(t, analysistest.Run(t, corpus, analyzer.CorpusAnalyzer, "./"+e.Name()+"/..."))
 				})
 			}
 		}
 		return
 	}
-	check(t, analysistest.Run(t, corpus, analyzer.Analyzer, "./..."))
+	check(t, analysistest.Run(t, corpus, analyzer.CorpusAnalyzer, "./..."))
 	// The corpus covers every category but the configuration's own.
 	for _, id := range category.IDs() {
 		if !seen[id] && id != category.DeclaredLockOrder {

@@ -24,14 +24,14 @@ func TestConfigPerModule(t *testing.T) {
 	}
 	for _, order := range [][]string{{dirs[0], dirs[1]}, {dirs[1], dirs[0]}} {
 		for _, dir := range order {
-			analysistest.Run(t, dir, analyzer.Analyzer, "./...")
+			analysistest.Run(t, dir, analyzer.CorpusAnalyzer, "./...")
 		}
 	}
 	t.Run("concurrent", func(t *testing.T) {
 		for _, dir := range dirs {
 			t.Run(filepath.Base(dir), func(t *testing.T) {
 				t.Parallel()
-				analysistest.Run(t, dir, analyzer.Analyzer, "./...")
+				analysistest.Run(t, dir, analyzer.CorpusAnalyzer, "./...")
 			})
 		}
 	})

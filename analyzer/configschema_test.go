@@ -13,5 +13,5 @@ import (
 // .pglockorder.yaml names its schema: the deadlock that exists only through
 // a foreign key is reported without a -schema flag.
 func TestConfigSchema(t *testing.T) {
-	analysistest.Run(t, filepath.Join("..", "testdata", "configschema"), analyzer.Analyzer, "./...")
+	analysistest.Run(t, filepath.Join("..", "testdata", "configschema"), analyzer.CorpusAnalyzer, "./...")
 }

@@ -44,7 +44,7 @@ func debugSkipped(pass *analysis.Pass, skips []lockseq.Skip) {
 // too many implementations to follow. The whole-program command prints the
 // run's list itself.
 func debugDispatch(pass *analysis.Pass, st lockseq.DispatchStats) {
-	if !debugMode || deferred {
+	if !debugMode {
 		return
 	}
 	for _, s := range st.Unfollowed {

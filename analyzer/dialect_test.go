@@ -20,7 +20,7 @@ import (
 func TestDialects(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "dialect")
 	downloadModules(t, dir)
-	analysistest.Run(t, dir, analyzer.Analyzer, "./...")
+	analysistest.Run(t, dir, analyzer.CorpusAnalyzer, "./...")
 }
 
 func TestParseConfigDialects(t *testing.T) {

@@ -44,12 +44,11 @@ func factMethods(pass *analysis.Pass, lookups map[string][]*types.Func) func(nam
 }
 
 // FactPackages lists, sorted by path, the packages other than own with a
-// PackageInfo fact among facts: those that may declare methods with
-// summaries.
+// RunsSQL fact among facts: those that may declare methods with summaries.
 func FactPackages(own *types.Package, facts []analysis.PackageFact) []*types.Package {
 	var pkgs []*types.Package
 	for _, f := range facts {
-		if _, ok := f.Fact.(*PackageInfo); ok && f.Package != own {
+		if _, ok := f.Fact.(*RunsSQL); ok && f.Package != own {
 			pkgs = append(pkgs, f.Package)
 		}
 	}

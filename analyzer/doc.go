@@ -83,4 +83,19 @@
 // that contains one of its paths and sees the others through its imports.
 // The pglockorder command analyses a whole program at once and also finds
 // cycles between packages that do not import each other.
+//
+// # Analyzer pglockorderfacts
+//
+// pglockorderfacts: compute the lock sequences that pglockorder reports on
+//
+// The facts pass does the analysis and reports nothing: per package, the
+// summary of every function that takes locks (an object fact, for the
+// packages that call it), the lock-order edges of its functions, its
+// ordered multi-row locks, its row-order findings and advisory-lock leaks,
+// and its //pglockorder:ignore directives, as its result. The pglockorder
+// pass requires it and reports, per package, what the package and its
+// imports show; the pglockorder command runs it over a whole program and
+// reports with the same rules (package internal/findings), so a finding, a
+// suppression or a disabled category is the same in every driver. Its
+// settings are pglockorder's flags.
 package analyzer

@@ -7,7 +7,7 @@ import (
 
 // analyzerDoc extracts the documentation of analyzer name from the source
 // of a doc.go file: the lines of its package comment after the heading
-// "# Analyzer name", with the comment markers removed; the heading's first
+// "# Analyzer name", up to the next heading, with the comment markers removed; the heading's first
 // line after it ("name: summary") gives the summary line that go vet
 // prints, without the "name: " prefix. It panics when the section is
 // missing: the documentation is part of the program, and a test builds it.
@@ -23,6 +23,9 @@ func analyzerDoc(src, name string) string {
 			continue
 		}
 		text = strings.TrimPrefix(text, " ")
+		if in && strings.HasPrefix(text, "# ") {
+			break // the next section
+		}
 		if strings.TrimSpace(text) == "# Analyzer "+name {
 			in = true
 			continue

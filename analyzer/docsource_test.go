@@ -27,9 +27,12 @@ func TestAnalyzerDoc(t *testing.T) {
 }
 
 func TestAnalyzerDocSections(t *testing.T) {
-	src := "// Package p does things.\n//\n// # Analyzer x\n//\n// x: check things\n//\n// More text.\npackage p\n"
+	src := "// Package p does things.\n//\n// # Analyzer x\n//\n// x: check things\n//\n// More text.\n//\n// # Analyzer y\n//\n// y: other things\npackage p\n"
 	if got, want := analyzerDoc(src, "x"), "check things\n\nMore text."; got != want {
 		t.Errorf("analyzerDoc = %q, want %q", got, want)
+	}
+	if got, want := analyzerDoc(src, "y"), "other things"; got != want {
+		t.Errorf("analyzerDoc(y) = %q, want %q", got, want)
 	}
 	defer func() {
 		if recover() == nil {

@@ -21,7 +21,7 @@ const maxFactBytes = 256 << 10
 // deterministic, lossless and small.
 func TestFactCodec(t *testing.T) {
 	downloadModules(t, corpus)
-	results := analysistest.Run(t, corpus, analyzer.Analyzer, "./...")
+	results := analysistest.Run(t, corpus, analyzer.CorpusAnalyzer, "./...")
 	n := 0
 	for _, r := range results {
 		if r.Action == nil {

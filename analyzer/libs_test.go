@@ -28,7 +28,7 @@ var libScenarios = []string{
 // with it and the fixed form, which must be silent.
 func TestLibraries(t *testing.T) {
 	downloadModules(t, libs)
-	analysistest.Run(t, libs, analyzer.Analyzer, libScenarios...)
+	analysistest.Run(t, libs, analyzer.CorpusAnalyzer, libScenarios...)
 }
 
 // TestUserRules checks the -sinks and -txrunners flags on a wrapper the
@@ -46,7 +46,7 @@ func TestUserRules(t *testing.T) {
 		set("sinks", "")
 		set("txrunners", "")
 	})
-	analysistest.Run(t, libs, analyzer.Analyzer, "./userrules/app")
+	analysistest.Run(t, libs, analyzer.CorpusAnalyzer, "./userrules/app")
 }
 
 // TestUserInterfaceRules checks -sinks and -txrunners that name methods of
@@ -67,5 +67,5 @@ func TestUserInterfaceRules(t *testing.T) {
 		set("sinks", "")
 		set("txrunners", "")
 	})
-	analysistest.Run(t, libs, analyzer.Analyzer, "./userrules/svc/...")
+	analysistest.Run(t, libs, analyzer.CorpusAnalyzer, "./userrules/svc/...")
 }

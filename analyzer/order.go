@@ -22,9 +22,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pglockorder/pglockorder/internal/category"
+	"github.com/pglockorder/pglockorder/internal/findings"
 	"github.com/pglockorder/pglockorder/internal/lockgraph"
 	"github.com/pglockorder/pglockorder/internal/lockmodel"
-	"github.com/pglockorder/pglockorder/internal/lockseq"
 	"github.com/pglockorder/pglockorder/internal/report"
 	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
@@ -303,15 +303,12 @@ func configAt(root string) (*Config, string, error) {
 	return e.config, file, e.err
 }
 
-// checkDeclaredOrder reports, at the request, every lock the package's own
-// functions request while holding one that the declared order puts after
-// it. It needs no other package: a per-package driver checks the order
-// where it cannot see a cycle's other paths.
-func checkDeclaredOrder(pass *analysis.Pass, an *lockseq.Analysis, st *settings) error {
-	if st.err != nil {
-		return st.err
-	}
-	o := st.order()
+// declaredOrderFindings returns, at the request, every lock the package's
+// own functions request while holding one that the declared order puts
+// after it. It needs no other package: a per-package driver checks the
+// order where it cannot see a cycle's other paths.
+func declaredOrderFindings(res *Result, fset *token.FileSet, pkg string) []findings.Finding {
+	o := res.Order
 	if o == nil {
 		return nil
 	}
@@ -321,25 +318,26 @@ func checkDeclaredOrder(pass *analysis.Pass, an *lockseq.Analysis, st *settings)
 	}
 	seen := map[key]bool{}
 	var edges []*lockgraph.Edge
-	for e := range an.EdgePos {
+	for e := range res.EdgePos {
 		edges = append(edges, e)
 	}
 	slices.SortFunc(edges, lockgraph.Compare)
+	var out []findings.Finding
 	for _, e := range edges {
 		bad, _, _ := o.Violation(e.Held.Class, e.Wanted.Class)
 		if !bad || !Ordered(e) {
 			continue
 		}
-		pos := an.EdgePos[e]
+		pos := res.EdgePos[e]
 		k := key{pos, OrderName(e.Held.Class), OrderName(e.Wanted.Class)}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		emit(pass, analysis.Diagnostic{Pos: pos, Category: CategoryDeclaredOrder, Message: o.message(e),
-			Related: related(pass, report.EdgeRelated(e, e.Func))})
+		out = append(out, findings.Finding{Pkg: pkg, Pos: fset.Position(pos), Category: CategoryDeclaredOrder, Message: o.message(e),
+			Related: report.EdgeRelated(e, e.Func)})
 	}
-	return nil
+	return out
 }
 
 func (o *DeclaredOrder) message(e *lockgraph.Edge) string {

@@ -15,7 +15,7 @@ import (
 // at its root: acquisitions against the declared order are reported in the
 // one package, where no cycle exists.
 func TestDeclaredOrder(t *testing.T) {
-	analysistest.Run(t, filepath.Join("..", "testdata", "declared"), analyzer.Analyzer, "./...")
+	analysistest.Run(t, filepath.Join("..", "testdata", "declared"), analyzer.CorpusAnalyzer, "./...")
 }
 
 func TestParseDeclaredOrder(t *testing.T) {

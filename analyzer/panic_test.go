@@ -28,7 +28,7 @@ func TestPanicIsAnError(t *testing.T) {
 	}
 	defer func() { testHookAnalyze = nil }()
 	var rec errorRecorder
-	analysistest.Run(&rec, filepath.Join("..", "testdata", "corpus"), Analyzer, "./sametx")
+	analysistest.Run(&rec, filepath.Join("..", "testdata", "corpus"), CorpusAnalyzer, "./sametx")
 	joined := strings.Join(rec.errs, "\n")
 	if !strings.Contains(joined, "internal error analysing") || !strings.Contains(joined, "boom") {
 		t.Errorf("the panic was not reported as the package's error; errors:\n%s", joined)

@@ -16,7 +16,7 @@ import (
 // editors need not read positions back from the text.
 func TestRelatedPositions(t *testing.T) {
 	downloadModules(t, corpus)
-	results := analysistest.Run(t, corpus, analyzer.Analyzer, "./sametx", "./rowlocks", "./advisory")
+	results := analysistest.Run(t, corpus, analyzer.CorpusAnalyzer, "./sametx", "./rowlocks", "./advisory")
 	checked := map[string]int{}
 	for _, r := range results {
 		for _, d := range r.Diagnostics {

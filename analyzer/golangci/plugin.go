@@ -58,7 +58,7 @@ func init() {
 type Settings map[string]string
 
 // internal are the analyzer's flags that its drivers set, never users.
-var internal = map[string]bool{"wholeprogram": true, "linked-dialects": true, "related": true}
+var internal = map[string]bool{"linked-dialects": true, "related": true}
 
 // plugin is the golangci-lint view of the analyzer.
 type plugin struct{}

@@ -23,7 +23,7 @@ func TestDecode(t *testing.T) {
 		{name: "config", conf: map[string]any{"config": "lockorder.yaml"}, want: Settings{"config": "lockorder.yaml"}},
 		{name: "bool", conf: map[string]any{"debug": true}, want: Settings{"debug": "true"}},
 		{name: "unknown key", conf: map[string]any{"maxcycles": 6}, wantErr: `unknown setting "maxcycles" (known: `},
-		{name: "driver's flag", conf: map[string]any{"wholeprogram": true}, wantErr: `unknown setting "wholeprogram"`},
+		{name: "driver's flag", conf: map[string]any{"linked-dialects": "x"}, wantErr: `unknown setting "linked-dialects"`},
 		{name: "wrong type", conf: map[string]any{"config": map[string]any{"a": 1}}, wantErr: "want a string, a number"},
 		{name: "out of range", conf: map[string]any{"maxcycle": 40}, wantErr: "maxcycle must be between 2 and 12"},
 		{name: "not a number", conf: map[string]any{"maxcycle": "four"}, wantErr: `maxcycle: want a whole number from 2 to 12, not "four"`},

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/internal/findings"
 	"github.com/pglockorder/pglockorder/internal/lockgraph"
 	"github.com/pglockorder/pglockorder/internal/lockmodel"
 	"github.com/pglockorder/pglockorder/internal/lockseq"
@@ -46,16 +47,10 @@ import (
 const cacheEnv = "PGLOCKORDER_CACHE"
 
 // cacheVersion changes when the cached data's shape does.
-const cacheVersion = "pglockorder-results-v4"
+const cacheVersion = "pglockorder-results-v5"
 
 // maxCacheEntries bounds the cache: the oldest entries beyond it go.
 const maxCacheEntries = 16
-
-// cachedFinding is a per-package finding as the cache keeps it.
-type cachedFinding struct {
-	Pkg, Posn, Category, Message string
-	Related                      []relatedInfo
-}
 
 // cachedResults is what the analysis of all packages produced.
 type cachedResults struct {
@@ -66,8 +61,8 @@ type cachedResults struct {
 	EdgeCount int
 	Ordered   []lockseq.OrderedLock
 	Temps     []string
-	Findings  []cachedFinding
-	Ignores   []analyzer.Ignore
+	Findings  []findings.Finding // those of each package alone (analyzer.PackageFindings)
+	Ignores   []findings.Directive
 	Skipped   []lockseq.Skip // SQL not analysed, counted at the end of the run
 	Locked    []string       // names of the locked classes, for the declared order's names
 	// Warnings are the analysis bounds reached (limitWarnings).

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
 
+	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/internal/lockseq"
 )
 
@@ -546,6 +547,11 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visibl
 		},
 	}
 	u.result, u.err = a.Run(pass)
+	if res, ok := u.result.(*analyzer.Result); ok && res.Err != nil {
+		// The facts pass keeps its error in its result, for the
+		// reporters of the per-package drivers to print.
+		u.result, u.err = nil, res.Err
+	}
 	return u
 }
 

@@ -15,7 +15,7 @@ import (
 // with the same edges and diagnostics: the schedule must not show in the
 // output.
 func TestParallelSameResults(t *testing.T) {
-	for name, val := range map[string]string{"wholeprogram": "true", "maxcycle": "4", "debug": "false"} {
+	for name, val := range map[string]string{"maxcycle": "4", "debug": "false"} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +28,7 @@ func TestParallelSameResults(t *testing.T) {
 		if _, out := partition(pkgs); len(out) > 0 {
 			t.Fatalf("packages of the corpus left out: %v", out)
 		}
-		units, _ := analyzeTimed(analyzer.Analyzer, pkgs, workers, nil)
+		units, _ := analyzeTimed(analyzer.Facts, pkgs, workers, nil)
 		var out []string
 		for _, u := range units {
 			out = append(out, "package "+u.pkg.ID)

@@ -25,7 +25,7 @@ import (
 // -explain needs, with the cycles.
 func explainProgramOf(t *testing.T, s scenario) (explain.Program, []*lockgraph.Cycle) {
 	t.Helper()
-	for name, val := range map[string]string{"wholeprogram": "true", "maxcycle": "4", "debug": "false", "schema": s.schema} {
+	for name, val := range map[string]string{"maxcycle": "4", "debug": "false", "schema": s.schema} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func explainProgramOf(t *testing.T, s scenario) (explain.Program, []*lockgraph.C
 		edges []*lockgraph.Edge
 		sites []lockseq.Site
 	)
-	for _, u := range analyze(analyzer.Analyzer, pkgs) {
+	for _, u := range analyze(analyzer.Facts, pkgs) {
 		if u.err != nil {
 			t.Fatalf("%s: %v", u.pkg.PkgPath, u.err)
 		}

@@ -25,9 +25,6 @@ type gate struct {
 	graph         string
 	suggestOrder  bool
 	config        string
-	// ignores are the //pglockorder:ignore directives of the analysed
-	// packages, collected by run.go from the analyzer's results.
-	ignores []analyzer.Ignore
 	// color is set for text output to a terminal without NO_COLOR.
 	color bool
 	// rel shows a position as the messages do (set by apply).
@@ -103,10 +100,6 @@ func (g *gate) check(jsonFlag bool, stdout io.Writer) error {
 func (g *gate) apply(stdout, stderr io.Writer, findings []finding, graph *lockgraph.Graph, cycles []*lockgraph.Cycle,
 	rel func(string) string, failed bool) (out []finding, code int, done bool) {
 	g.rel = rel
-	findings = g.suppress(findings)
-	// Categories turned off go after the suppressions have seen them: an
-	// ignore directive covering one is not stale.
-	findings = slices.DeleteFunc(findings, func(f finding) bool { return analyzer.Disabled(f.Category) })
 	if g.writeBaseline != "" {
 		if failed {
 			fmt.Fprintf(stderr, "pglockorder: not writing %s: some packages could not be analysed\n", g.writeBaseline)
@@ -150,43 +143,6 @@ func (g *gate) apply(stdout, stderr io.Writer, findings []finding, graph *lockgr
 		return findings, 0, false
 	}
 	return findings, 0, false
-}
-
-// suppress drops the findings an ignore directive covers (the analyzer
-// already dropped its own; these are the cycles found over the whole
-// program) and adds a finding for each directive that covered nothing.
-func (g *gate) suppress(findings []finding) []finding {
-	byPosn := map[string]*analyzer.Ignore{}
-	var list []*analyzer.Ignore
-	for i := range g.ignores {
-		ig := &g.ignores[i]
-		// A package and its test variant share files: one directive.
-		if prev, ok := byPosn[ig.Posn]; ok {
-			prev.Used = prev.Used || ig.Used
-			continue
-		}
-		byPosn[ig.Posn] = ig
-		list = append(list, ig)
-	}
-	out := findings[:0]
-	for _, f := range findings {
-		file, line, _ := splitPosn(f.Posn)
-		covered := false
-		for _, ig := range list {
-			if g.rel(ig.File) == file && ig.Matches(ig.File, line) {
-				ig.Used, covered = true, true
-			}
-		}
-		if !covered {
-			out = append(out, f)
-		}
-	}
-	for _, ig := range list {
-		if !ig.Used {
-			out = append(out, finding{Pkg: ig.Pkg, Posn: g.rel(ig.Posn), Category: analyzer.CategoryIgnore, Message: analyzer.UnusedIgnoreMessage(ig.Reason)})
-		}
-	}
-	return dedupe(out)
 }
 
 // printsFindings reports whether the findings themselves go to standard

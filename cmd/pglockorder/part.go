@@ -2,8 +2,10 @@ package main
 
 import (
 	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/internal/findings"
 	"github.com/pglockorder/pglockorder/internal/lockgraph"
 	"github.com/pglockorder/pglockorder/internal/lockseq"
+	"github.com/pglockorder/pglockorder/internal/report"
 )
 
 // unitPart is what one package's analysis adds to the run's results, in the
@@ -12,13 +14,13 @@ type unitPart struct {
 	Edges    []*lockgraph.Edge
 	Ordered  []lockseq.OrderedLock
 	Temps    []string
-	Ignores  []analyzer.Ignore
+	Ignores  []findings.Directive
 	Skipped  []lockseq.Skip
 	Locked   []string
 	Warnings []string
 	Dispatch lockseq.DispatchStats
 	Dialect  analyzer.DialectReport
-	Findings []cachedFinding
+	Findings []findings.Finding
 	// Sites are the package's calls that send SQL (for -v's counts and
 	// -explain).
 	Sites []lockseq.Site
@@ -42,18 +44,18 @@ func (u *unit) part() *unitPart {
 		p.Dispatch = res.Dispatch
 		p.Dialect = res.Dialect
 		p.Sites = res.Sites
+		// The findings of the package alone, with the analyzer's own
+		// rules; those across packages come at the end of the run.
+		p.Findings = analyzer.PackageFindings(res, u.pkg.Fset, u.pkg.PkgPath)
 	}
 	for _, d := range u.diagnostics {
-		cf := cachedFinding{
-			Pkg:      u.pkg.PkgPath,
-			Posn:     u.pkg.Fset.Position(d.Pos).String(),
-			Category: d.Category,
-			Message:  d.Message,
-		}
+		// The facts pass reports nothing; should it ever, its
+		// diagnostics are findings of the package too.
+		f := findings.Finding{Pkg: u.pkg.PkgPath, Pos: u.pkg.Fset.Position(d.Pos), Category: d.Category, Message: d.Message}
 		for _, r := range d.Related {
-			cf.Related = append(cf.Related, relatedInfo{Posn: u.pkg.Fset.Position(r.Pos).String(), Message: r.Message})
+			f.Related = append(f.Related, report.Related{Pos: u.pkg.Fset.Position(r.Pos), Message: r.Message})
 		}
-		p.Findings = append(p.Findings, cf)
+		p.Findings = append(p.Findings, f)
 	}
 	return p
 }

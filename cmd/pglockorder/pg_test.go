@@ -51,7 +51,7 @@ func findEdges(t *testing.T, s scenario) []*lockgraph.Edge {
 	if edges, ok := scenarioEdges[s.name]; ok {
 		return slices.Clone(edges)
 	}
-	for name, val := range map[string]string{"wholeprogram": "true", "maxcycle": "4", "debug": "false", "schema": s.schema} {
+	for name, val := range map[string]string{"maxcycle": "4", "debug": "false", "schema": s.schema} {
 		if err := analyzer.Analyzer.Flags.Set(name, val); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func findEdges(t *testing.T, s scenario) []*lockgraph.Edge {
 	}
 	var edges []*lockgraph.Edge
 	temps := map[string]bool{}
-	for _, u := range analyze(analyzer.Analyzer, pkgs) {
+	for _, u := range analyze(analyzer.Facts, pkgs) {
 		if u.err != nil {
 			t.Fatalf("%s: %v", u.pkg.PkgPath, u.err)
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/internal/findings"
 	"github.com/pglockorder/pglockorder/internal/lockgraph"
 	"github.com/pglockorder/pglockorder/internal/lockseq"
 	"github.com/pglockorder/pglockorder/internal/report"
@@ -56,10 +58,10 @@ func relatedInfos(rs []report.Related, rel func(string) string) []relatedInfo {
 	return out
 }
 
-// driverFlags are the analyzer's flags that the command sets itself:
-// -wholeprogram and the dialects the whole program links, and -config, which
-// the gate registers with its own meaning of a relative path (gate.go).
-var driverFlags = map[string]bool{"wholeprogram": true, "linked-dialects": true, "config": true}
+// driverFlags are the analyzer's flags that the command sets itself: the
+// dialects the whole program links, and -config, which the gate registers
+// with its own meaning of a relative path (gate.go).
+var driverFlags = map[string]bool{"linked-dialects": true, "config": true}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pglockorder", flag.ContinueOnError)
@@ -127,10 +129,6 @@ Flags:
 	if err := reproOut.check(&g); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitUsage
-	}
-	if err := analyzer.Analyzer.Flags.Set("wholeprogram", "true"); err != nil {
-		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-		return exitError
 	}
 	if err := analyzer.CheckSettings(); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
@@ -205,7 +203,6 @@ Flags:
 		edges    []*lockgraph.Edge
 		ordered  []lockseq.OrderedLock
 		temps    = map[string]bool{}
-		findings []finding
 		failed   = len(left) > 0
 		unitErrs = map[*packages.Package]error{}
 		sites    []lockseq.Site // for -explain
@@ -222,9 +219,9 @@ Flags:
 		results = &cachedResults{}
 		var pc *pkgCache
 		if cacheable {
-			pc = newPkgCache(cache, env, analyzer.Analyzer)
+			pc = newPkgCache(cache, env, analyzer.Facts)
 		}
-		units, st := analyzeTimed(analyzer.Analyzer, pkgs, workers(), pc)
+		units, st := analyzeTimed(analyzer.Facts, pkgs, workers(), pc)
 		defer pc.wait() // entries written while the graph is searched
 		ph.analysed(st, workers())
 		results.ImplDeps, results.ImplGroups, results.ImplReused = st.implDeps, st.cycles, st.reused
@@ -251,15 +248,7 @@ Flags:
 	for _, t := range results.Temps {
 		temps[t] = true
 	}
-	g.ignores = append(g.ignores, results.Ignores...)
 	printWarnings(stderr, results.Warnings, rel)
-	for _, f := range results.Findings {
-		related := make([]relatedInfo, len(f.Related))
-		for i, r := range f.Related {
-			related[i] = relatedInfo{Posn: rel(r.Posn), Message: r.Message}
-		}
-		findings = append(findings, finding{Pkg: f.Pkg, Posn: rel(f.Posn), Category: f.Category, Message: f.Message, Related: related})
-	}
 	analysed := time.Since(start) - loaded
 	ph.mark("analysis")
 
@@ -273,7 +262,7 @@ Flags:
 			relink(graph, cycles)
 		}
 	} else {
-		cycles = graph.Cycles(analyzer.MaxCycle())
+		cycles = graph.Cycles(analyzer.Policy().MaxCycle)
 		if *verbose || cacheable {
 			results.EdgeCount = len(lockgraph.Dedupe(edges))
 			results.Graph = countGraph(graph, cycles)
@@ -287,42 +276,24 @@ Flags:
 	}
 	ph.mark("cycles")
 	if graph.Truncated {
-		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", analyzer.MaxCycle())
+		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", analyzer.Policy().MaxCycle)
 	}
-	for _, c := range cycles {
-		if analyzer.MigrationsOnly(c) {
-			continue
-		}
-		anchor := c.Anchor()
-		findings = append(findings, finding{
-			Pkg:      anchor.Pkg,
-			Posn:     rel(anchor.Anchor().String()),
-			Category: report.Category(c),
-			Message:  report.Message(c, report.Options{Rel: rel}),
-			Related:  relatedInfos(report.CycleRelated(c), rel),
-			cycle:    c,
-		})
-	}
-	for _, m := range analyzer.OrderMismatches(ordered) {
-		findings = append(findings, finding{
-			Pkg:      m.This.Pkg,
-			Posn:     rel(m.This.Pos.String()),
-			Category: report.CategoryOrderMismatch,
-			Message:  report.MismatchMessage(m.This, m.Other, report.Options{Rel: rel}),
-			Related:  relatedInfos(report.MismatchRelated(m.This, m.Other), rel),
-		})
-	}
-	findings = dedupe(findings)
+	// The rules of every driver (package findings): the findings of each
+	// package alone, the cycles and row-order mismatches over the whole
+	// program, then the directives and the categories turned off.
+	opts := findings.Options{Rel: rel}
+	found := slices.Concat(results.Findings, findings.Cycles(cycles, opts), findings.Mismatches(ordered, opts))
 	if *explain != "" {
-		return runExplain(stdout, stderr, *explain, g.format, explainProgram(sites, edges, findings, rel), failed)
+		return runExplain(stdout, stderr, *explain, g.format, explainProgram(sites, edges, toFindings(found, rel), rel), failed)
 	}
+	reported := toFindings(analyzer.Policy().Enabled(findings.Suppress(found, results.Ignores, nil)), rel)
 	if len(left) == 0 {
 		// With packages left out, a name may be locked where the
 		// analysis could not look.
 		warnUnlockedNames(stderr, orders, results.Locked, rel)
 	}
 	g.info = runInfo{version: version(), leftOut: left}
-	findings, code, done := g.apply(stdout, stderr, findings, graph, cycles, rel, failed && !*partial)
+	reported, code, done := g.apply(stdout, stderr, reported, graph, cycles, rel, failed && !*partial)
 	if done {
 		return code
 	}
@@ -345,20 +316,20 @@ Flags:
 	if analyzer.Debug() {
 		printUnfollowed(stderr, results.Dispatch, rel)
 	}
-	if err := g.write(stdout, findings); err != nil {
+	if err := g.write(stdout, reported); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitError
 	}
 	if reproOut.on {
 		// The reproducers of the cycles still reported (not suppressed,
 		// not in the baseline, not disabled).
-		var reported []*lockgraph.Cycle
-		for _, f := range findings {
+		var still []*lockgraph.Cycle
+		for _, f := range reported {
 			if f.cycle != nil {
-				reported = append(reported, f.cycle)
+				still = append(still, f.cycle)
 			}
 		}
-		if err := reproOut.write(stdout, stderr, reported, rel); err != nil {
+		if err := reproOut.write(stdout, stderr, still, rel); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 			return exitError
 		}
@@ -368,8 +339,8 @@ Flags:
 		ph.print(stderr)
 	}
 	printSkipped(stderr, results.Skipped, analyzer.Debug(), rel)
-	printLeftOut(stderr, left, analysedCount(pkgs, left), *partial || len(findings) > 0)
-	return exitStatus(len(findings), len(left), *partial)
+	printLeftOut(stderr, left, analysedCount(pkgs, left), *partial || len(reported) > 0)
+	return exitStatus(len(reported), len(left), *partial)
 }
 
 // exitStatus is the run's exit status: findings decide first (a CI gate
@@ -383,6 +354,17 @@ func exitStatus(findings, leftOut int, partial bool) int {
 		return exitError
 	}
 	return exitClean
+}
+
+// toFindings renders the findings for the output formats, positions
+// relative to the working directory (rel), without repeats, sorted.
+func toFindings(fs []findings.Finding, rel func(string) string) []finding {
+	out := make([]finding, len(fs))
+	for i, f := range fs {
+		out[i] = finding{Pkg: f.Pkg, Posn: rel(f.Pos.String()), Category: f.Category, Message: f.Message,
+			Related: relatedInfos(f.Related, rel), cycle: f.Cycle}
+	}
+	return dedupe(out)
 }
 
 // dedupe drops findings reported twice (a package and its test variant

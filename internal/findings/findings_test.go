@@ -1,4 +1,4 @@
-package analyzer
+package findings
 
 import (
 	"go/token"
@@ -68,8 +68,8 @@ func TestIsMigrationPackage(t *testing.T) {
 		"example.com/app/store":                                      false,
 		"example.com/app/migrationsutil":                             false,
 	} {
-		if got := isMigrationPackage(path); got != want {
-			t.Errorf("isMigrationPackage(%q) = %v, want %v", path, got, want)
+		if got := MigrationPackage(path); got != want {
+			t.Errorf("MigrationPackage(%q) = %v, want %v", path, got, want)
 		}
 	}
 }
@@ -93,28 +93,6 @@ func TestMigrationsOnly(t *testing.T) {
 		}
 		if got := MigrationsOnly(c); got != tt.want {
 			t.Errorf("%s: MigrationsOnly = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestCheckSettings(t *testing.T) {
-	defer func(m int, d string) { maxCycle, disable = m, d }(maxCycle, disable)
-	tests := []struct {
-		maxCycle int
-		disable  string
-		ok       bool
-	}{
-		{4, "", true},
-		{2, "lock-order, unordered-row-lock", true},
-		{12, "ignore-directive", true},
-		{1, "", false},
-		{13, "", false},
-		{4, "lock-ordr", false},
-	}
-	for _, tt := range tests {
-		maxCycle, disable = tt.maxCycle, tt.disable
-		if err := CheckSettings(); (err == nil) != tt.ok {
-			t.Errorf("CheckSettings(maxcycle=%d, disable=%q) = %v, want ok=%v", tt.maxCycle, tt.disable, err, tt.ok)
 		}
 	}
 }
