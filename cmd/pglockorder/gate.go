@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/pglockorder/pglockorder/analyzer"
@@ -33,8 +32,59 @@ type gate struct {
 	info runInfo
 }
 
-// formats are the values of -format.
-var formats = []string{"text", "json", "sarif", "github"}
+// formatter writes the run's findings in one output format.
+type formatter interface {
+	format(w io.Writer, findings []finding, o formatOptions) error
+}
+
+// formatOptions are what some formats need beside the findings.
+type formatOptions struct {
+	// color is set for text output to a terminal without NO_COLOR.
+	color bool
+	// rel shows a position as the messages do.
+	rel func(string) string
+	// info describes the run (SARIF records it).
+	info runInfo
+}
+
+// formatFunc is a function that is a formatter.
+type formatFunc func(w io.Writer, findings []finding, o formatOptions) error
+
+func (f formatFunc) format(w io.Writer, findings []finding, o formatOptions) error {
+	return f(w, findings, o)
+}
+
+// formats are the values of -format, in the order its help lists them. An
+// output format is a format_NAME.go file with its writer, and its line
+// here.
+var formats = []struct {
+	name string
+	formatter
+}{
+	{"text", formatFunc(func(w io.Writer, fs []finding, o formatOptions) error { return writeText(w, fs, o.color) })},
+	{"json", formatFunc(func(w io.Writer, fs []finding, _ formatOptions) error { return printJSON(w, fs) })},
+	{"sarif", formatFunc(func(w io.Writer, fs []finding, o formatOptions) error { return writeSARIF(w, fs, o.rel, o.info) })},
+	{"github", formatFunc(func(w io.Writer, fs []finding, _ formatOptions) error { return writeGitHub(w, fs) })},
+}
+
+// formatNamed returns the formatter of -format=name.
+func formatNamed(name string) (formatter, bool) {
+	for _, f := range formats {
+		if f.name == name {
+			return f.formatter, true
+		}
+	}
+	return nil, false
+}
+
+// formatNames lists the names of the formats.
+func formatNames() []string {
+	out := make([]string, len(formats))
+	for i, f := range formats {
+		out[i] = f.name
+	}
+	return out
+}
 
 // register defines the gate's flags on fs.
 func (g *gate) register(fs *flag.FlagSet) {
@@ -55,8 +105,8 @@ func (g *gate) check(jsonFlag bool, stdout io.Writer) error {
 		}
 		g.format = "json"
 	}
-	if !slices.Contains(formats, g.format) {
-		return fmt.Errorf("-format must be one of %s, not %q", strings.Join(formats, ", "), g.format)
+	if _, ok := formatNamed(g.format); !ok {
+		return fmt.Errorf("-format must be one of %s, not %q", strings.Join(formatNames(), ", "), g.format)
 	}
 	if g.graph != "" && g.graph != "mermaid" && g.graph != "dot" {
 		return fmt.Errorf("-graph must be mermaid or dot, not %q", g.graph)
@@ -156,15 +206,11 @@ func (g *gate) write(w io.Writer, findings []finding) error {
 	if !g.printsFindings() {
 		return nil
 	}
-	switch g.format {
-	case "json":
-		return printJSON(w, findings)
-	case "sarif":
-		return writeSARIF(w, findings, g.rel, g.info)
-	case "github":
-		return writeGitHub(w, findings)
+	f, ok := formatNamed(g.format)
+	if !ok {
+		return fmt.Errorf("no output format %q", g.format)
 	}
-	return writeText(w, findings, g.color)
+	return f.format(w, findings, formatOptions{color: g.color, rel: g.rel, info: g.info})
 }
 
 // colorWanted decides on colour: text to a terminal, unless NO_COLOR is set
