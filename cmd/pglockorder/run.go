@@ -63,20 +63,82 @@ func relatedInfos(rs []report.Related, rel func(string) string) []relatedInfo {
 // with its own meaning of a relative path (gate.go).
 var driverFlags = map[string]bool{"linked-dialects": true, "config": true}
 
+// invocation is one run of the command: its options, then what each phase
+// (parse, load, analyse, searchCycles, collect, report) produced for the
+// next.
+type invocation struct {
+	stdout, stderr io.Writer
+
+	// The command's own flags (parse).
+	dir, tags, explain                         string
+	jsonOut, tests, verbose, useCache, partial bool
+	patterns                                   []string
+	reproOut                                   reproFlag // -repro, -repro=DIR (repro.go)
+	g                                          gate      // output formats, baseline, graphs (gate.go)
+	rel                                        func(string) string
+
+	// load: the packages, those left out, the declared orders.
+	start  time.Time
+	ph     *phases
+	cfg    *packages.Config
+	all    []*packages.Package // every package go list returned
+	pkgs   []*packages.Package // those that loaded
+	left   []leftOut
+	orders []*analyzer.DeclaredOrder
+	loaded time.Duration
+
+	// analyse: the results, from the cache or the analysis.
+	results   *cachedResults
+	hit       bool
+	cache     resultCache
+	key       string
+	cacheable bool
+	failed    bool           // a package could not be analysed
+	sites     []lockseq.Site // for -explain
+	analysed  time.Duration
+
+	// searchCycles: the lock-order graph and its cycles.
+	edges  []*lockgraph.Edge
+	graph  *lockgraph.Graph
+	cycles []*lockgraph.Cycle
+}
+
+// run runs the command with args and returns its exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	inv := &invocation{stdout: stdout, stderr: stderr}
+	if code, ok := inv.parse(args); !ok {
+		return code
+	}
+	if code, ok := inv.load(); !ok {
+		return code
+	}
+	wait := inv.analyse()
+	defer wait() // cache entries are written while the graph is searched
+	inv.searchCycles()
+	return inv.report(inv.collect())
+}
+
+// fail prints an error of the run and returns code, for "return
+// inv.fail(...)".
+func (inv *invocation) fail(code int, err error) (int, bool) {
+	fmt.Fprintf(inv.stderr, "pglockorder: %v\n", err)
+	return code, false
+}
+
+// parse reads the command line. ok is false when the run ends here, with
+// code.
+func (inv *invocation) parse(args []string) (code int, ok bool) {
 	fs := flag.NewFlagSet("pglockorder", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		dir      = fs.String("C", "", "change to `dir` before loading packages")
-		jsonOut  = fs.Bool("json", false, "print findings as JSON, in the shape of go vet -json")
-		tests    = fs.Bool("test", true, "also analyse test files")
-		verbose  = fs.Bool("v", false, "print what was loaded and how long each phase took")
-		tags     = fs.String("tags", "", "comma-separated build `tags` to load the packages with")
-		useCache = fs.Bool("cache", true, "reuse the results of a previous run on unchanged code (PGLOCKORDER_CACHE=off or a directory)")
-		partial  = fs.Bool("partial", false, "accept a partial analysis: packages that do not load or type-check are left out and reported, and the exit status is 0 when the rest has no findings")
-		showVer  = fs.Bool("version", false, "print pglockorder's version and exit")
-		explain  = fs.String("explain", "", "explain the deadlocks of a server log, driver error or pg_locks query output in `file` (- for standard input) with the code (explain.go)")
-	)
+	fs.SetOutput(inv.stderr)
+	fs.StringVar(&inv.dir, "C", "", "change to `dir` before loading packages")
+	fs.BoolVar(&inv.jsonOut, "json", false, "print findings as JSON, in the shape of go vet -json")
+	fs.BoolVar(&inv.tests, "test", true, "also analyse test files")
+	fs.BoolVar(&inv.verbose, "v", false, "print what was loaded and how long each phase took")
+	fs.StringVar(&inv.tags, "tags", "", "comma-separated build `tags` to load the packages with")
+	fs.BoolVar(&inv.useCache, "cache", true, "reuse the results of a previous run on unchanged code (PGLOCKORDER_CACHE=off or a directory)")
+	fs.BoolVar(&inv.partial, "partial", false, "accept a partial analysis: packages that do not load or type-check are left out and reported, and the exit status is 0 when the rest has no findings")
+	showVer := fs.Bool("version", false, "print pglockorder's version and exit")
+	fs.StringVar(&inv.explain, "explain", "", "explain the deadlocks of a server log, driver error or pg_locks query output in `file` (- for standard input) with the code (explain.go)")
 	// The analyzer's own flags (-maxcycle, -disable, -schema, -sinks, ...)
 	// are registered from Analyzer.Flags, so that every driver spells and
 	// checks them the same way; those only a driver sets are left out.
@@ -85,12 +147,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fs.Var(f.Value, f.Name, f.Usage)
 		}
 	})
-	var reproOut reproFlag // -repro, -repro=DIR (repro.go)
-	fs.Var(&reproOut, "repro", reproUsage)
-	var g gate // output formats, baseline, graphs (gate.go)
-	g.register(fs)
+	fs.Var(&inv.reproOut, "repro", reproUsage)
+	inv.g.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `pglockorder: report PostgreSQL lock-order inversions that can deadlock
+		fmt.Fprint(inv.stderr, `pglockorder: report PostgreSQL lock-order inversions that can deadlock
 
 Usage:
 	pglockorder [flags] [packages]          whole-program analysis (default ./...)
@@ -106,221 +166,220 @@ Flags:
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitClean
+			return exitClean, false
 		}
-		return exitUsage
+		return exitUsage, false
 	}
 	if *showVer {
-		fmt.Fprintf(stdout, "pglockorder %s\n", version())
-		return exitClean
+		fmt.Fprintf(inv.stdout, "pglockorder %s\n", version())
+		return exitClean, false
 	}
-	patterns := fs.Args()
-	if len(patterns) == 0 {
-		patterns = []string{"./..."}
+	inv.patterns = fs.Args()
+	if len(inv.patterns) == 0 {
+		inv.patterns = []string{"./..."}
 	}
-	if err := checkDir(*dir); err != nil {
-		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-		return exitUsage
+	if err := checkDir(inv.dir); err != nil {
+		return inv.fail(exitUsage, err)
 	}
-	if err := g.check(*jsonOut, stdout); err != nil {
-		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-		return exitUsage
+	if err := inv.g.check(inv.jsonOut, inv.stdout); err != nil {
+		return inv.fail(exitUsage, err)
 	}
-	if err := reproOut.check(&g); err != nil {
-		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-		return exitUsage
+	if err := inv.reproOut.check(&inv.g); err != nil {
+		return inv.fail(exitUsage, err)
 	}
 	if err := analyzer.CheckSettings(); err != nil {
-		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-		return exitUsage
+		return inv.fail(exitUsage, err)
 	}
+	if code, ok := checkExplain(inv.explain, inv.reproOut.on, &inv.g, inv.stderr); !ok {
+		return code, false
+	}
+	inv.rel = relativizer(inv.dir)
+	return 0, true
+}
 
-	if code, ok := checkExplain(*explain, reproOut.on, &g, stderr); !ok {
-		return code
+// load lists and loads the packages, checks the modules' configuration,
+// and sets the settings the command derives from the program (the schema
+// of its migrations, the dialects its binaries link).
+func (inv *invocation) load() (code int, ok bool) {
+	inv.start = time.Now()
+	inv.ph = newPhases()
+	inv.cfg = &packages.Config{Mode: loadMode, Tests: inv.tests, Dir: inv.dir}
+	if inv.tags != "" {
+		inv.cfg.BuildFlags = []string{"-tags=" + inv.tags}
 	}
-
-	start := time.Now()
-	ph := newPhases()
-	cfg := &packages.Config{Mode: loadMode, Tests: *tests, Dir: *dir}
-	if *tags != "" {
-		cfg.BuildFlags = []string{"-tags=" + *tags}
-	}
-	pkgs, err := load(cfg, patterns)
+	pkgs, err := load(inv.cfg, inv.patterns)
 	if err != nil {
-		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-		return exitError
+		return inv.fail(exitError, err)
 	}
 	if len(pkgs) == 0 {
-		if msg := goListError(cfg, patterns); msg != "" {
-			fmt.Fprintf(stderr, "pglockorder: go list %s:\n%s\n", strings.Join(patterns, " "), msg)
+		if msg := goListError(inv.cfg, inv.patterns); msg != "" {
+			fmt.Fprintf(inv.stderr, "pglockorder: go list %s:\n%s\n", strings.Join(inv.patterns, " "), msg)
 		} else {
-			fmt.Fprintf(stderr, "pglockorder: no packages match %s\n", strings.Join(patterns, " "))
+			fmt.Fprintf(inv.stderr, "pglockorder: no packages match %s\n", strings.Join(inv.patterns, " "))
 		}
-		return exitError
+		return exitError, false
 	}
-	orders, err := checkConfigs(pkgs)
-	if err != nil {
-		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-		return exitUsage
+	if inv.orders, err = checkConfigs(pkgs); err != nil {
+		return inv.fail(exitUsage, err)
 	}
 	if errs := patternErrors(pkgs); len(errs) > 0 {
 		// A pattern that names no package is a mistake on the command
 		// line, which -partial does not accept.
 		for _, e := range errs {
-			fmt.Fprintf(stderr, "pglockorder: %s\n", e)
+			fmt.Fprintf(inv.stderr, "pglockorder: %s\n", e)
 		}
-		return exitError
+		return exitError, false
 	}
 	// A package that does not load costs itself and its importers only.
-	all := pkgs
-	pkgs, left := partition(pkgs)
-	if len(pkgs) == 0 {
-		printLeftOut(stderr, left, 0, true)
-		fmt.Fprintln(stderr, "pglockorder: no package could be analysed")
-		return exitError
+	inv.all = pkgs
+	inv.pkgs, inv.left = partition(pkgs)
+	inv.failed = len(inv.left) > 0
+	if len(inv.pkgs) == 0 {
+		printLeftOut(inv.stderr, inv.left, 0, true)
+		fmt.Fprintln(inv.stderr, "pglockorder: no package could be analysed")
+		return exitError, false
 	}
 	// Without -schema, the migrations the module keeps (schema.go).
 	if analyzer.Analyzer.Flags.Lookup("schema").Value.String() == "" {
-		v, err := autoSchema(pkgs)
+		v, err := autoSchema(inv.pkgs)
 		if err == nil {
 			err = analyzer.Analyzer.Flags.Set("schema", v)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-			return exitError
+			return inv.fail(exitError, err)
 		}
 	}
 	// The dialect of packages whose binaries link only other databases'
 	// drivers (dialect.go); part of the cache key, as a flag.
-	if err := analyzer.Analyzer.Flags.Set("linked-dialects", linkedDialects(pkgs)); err != nil {
-		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
-		return exitError
+	if err := analyzer.Analyzer.Flags.Set("linked-dialects", linkedDialects(inv.pkgs)); err != nil {
+		return inv.fail(exitError, err)
 	}
-	loaded := time.Since(start)
-	ph.mark("load")
+	inv.loaded = time.Since(inv.start)
+	inv.ph.mark("load")
+	return 0, true
+}
 
-	var (
-		edges    []*lockgraph.Edge
-		ordered  []lockseq.OrderedLock
-		temps    = map[string]bool{}
-		failed   = len(left) > 0
-		unitErrs = map[*packages.Package]error{}
-		sites    []lockseq.Site // for -explain
-	)
-	rel := relativizer(*dir)
-	cache := openCache(*useCache && *explain == "") // the cache keeps no SQL sites
-	key, env, cacheable := cache.key(pkgs, cfg, patterns)
-	results, hit := (*cachedResults)(nil), false
-	if cacheable {
-		results, hit = cache.load(key, g.graph != "" || g.suggestOrder)
+// analyse gets every package's results: the whole run's from the cache,
+// or each package's from the per-package cache or the facts pass. It
+// returns a function that waits for the cache entries still being written.
+func (inv *invocation) analyse() (wait func()) {
+	wait = func() {}
+	inv.cache = openCache(inv.useCache && inv.explain == "") // the cache keeps no SQL sites
+	var env string
+	inv.key, env, inv.cacheable = inv.cache.key(inv.pkgs, inv.cfg, inv.patterns)
+	if inv.cacheable {
+		inv.results, inv.hit = inv.cache.load(inv.key, inv.g.graph != "" || inv.g.suggestOrder)
 	}
-	ph.mark("cache")
-	if !hit {
-		results = &cachedResults{}
+	inv.ph.mark("cache")
+	if !inv.hit {
+		inv.results = &cachedResults{}
 		var pc *pkgCache
-		if cacheable {
-			pc = newPkgCache(cache, env, analyzer.Facts)
+		if inv.cacheable {
+			pc = newPkgCache(inv.cache, env, analyzer.Facts)
 		}
-		units, st := analyzeTimed(analyzer.Facts, pkgs, workers(), pc)
-		defer pc.wait() // entries written while the graph is searched
-		ph.analysed(st, workers())
-		results.ImplDeps, results.ImplGroups, results.ImplReused = st.implDeps, st.cycles, st.reused
+		units, st := analyzeTimed(analyzer.Facts, inv.pkgs, workers(), pc)
+		wait = pc.wait
+		inv.ph.analysed(st, workers())
+		inv.results.ImplDeps, inv.results.ImplGroups, inv.results.ImplReused = st.implDeps, st.cycles, st.reused
+		unitErrs := map[*packages.Package]error{}
 		for _, u := range units {
 			if u.err != nil {
 				if errors.Is(u.err, errInternal) {
 					// The stack is for a bug report; the summary
 					// names the package with its first line.
-					fmt.Fprintf(stderr, "pglockorder: %s: %v\n", u.pkg.PkgPath, u.err)
+					fmt.Fprintf(inv.stderr, "pglockorder: %s: %v\n", u.pkg.PkgPath, u.err)
 				}
 				unitErrs[u.pkg] = u.err
-				failed = true
+				inv.failed = true
 				continue
 			}
 			part := u.part()
-			sites = append(sites, part.Sites...)
-			results.add(part)
+			inv.sites = append(inv.sites, part.Sites...)
+			inv.results.add(part)
 		}
-		results.SQL = countSQL(sites, results.Skipped)
+		inv.results.SQL = countSQL(inv.sites, inv.results.Skipped)
+		inv.left = append(inv.left, unitsLeftOut(unitErrs)...)
 	}
-	left = append(left, unitsLeftOut(unitErrs)...)
-	edges = results.Edges
-	ordered = results.Ordered
-	for _, t := range results.Temps {
+	printWarnings(inv.stderr, inv.results.Warnings, inv.rel)
+	inv.analysed = time.Since(inv.start) - inv.loaded
+	inv.ph.mark("analysis")
+	return wait
+}
+
+// searchCycles builds the lock-order graph of every package's edges and
+// finds its cycles, or takes them from the cache, and stores a new run's
+// results there.
+func (inv *invocation) searchCycles() {
+	temps := map[string]bool{}
+	for _, t := range inv.results.Temps {
 		temps[t] = true
 	}
-	printWarnings(stderr, results.Warnings, rel)
-	analysed := time.Since(start) - loaded
-	ph.mark("analysis")
-
-	edges = lockgraph.WithoutTables(edges, temps)
-	graph := lockgraph.New(edges)
-	ph.mark("graph")
-	var cycles []*lockgraph.Cycle
-	if hit {
-		cycles, graph.Truncated = results.Cycles, results.Truncated
-		if len(edges) > 0 {
-			relink(graph, cycles)
+	inv.edges = lockgraph.WithoutTables(inv.results.Edges, temps)
+	inv.graph = lockgraph.New(inv.edges)
+	inv.ph.mark("graph")
+	if inv.hit {
+		inv.cycles, inv.graph.Truncated = inv.results.Cycles, inv.results.Truncated
+		if len(inv.edges) > 0 {
+			relink(inv.graph, inv.cycles)
 		}
 	} else {
-		cycles = graph.Cycles(analyzer.Policy().MaxCycle)
-		if *verbose || cacheable {
-			results.EdgeCount = len(lockgraph.Dedupe(edges))
-			results.Graph = countGraph(graph, cycles)
+		inv.cycles = inv.graph.Cycles(analyzer.Policy().MaxCycle)
+		if inv.verbose || inv.cacheable {
+			inv.results.EdgeCount = len(lockgraph.Dedupe(inv.edges))
+			inv.results.Graph = countGraph(inv.graph, inv.cycles)
 		}
-		if cacheable && !failed {
-			results.Cycles, results.Truncated = cycles, graph.Truncated
-			if err := cache.store(key, results); err != nil && *verbose {
-				fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		if inv.cacheable && !inv.failed {
+			inv.results.Cycles, inv.results.Truncated = inv.cycles, inv.graph.Truncated
+			if err := inv.cache.store(inv.key, inv.results); err != nil && inv.verbose {
+				fmt.Fprintf(inv.stderr, "pglockorder: %v\n", err)
 			}
 		}
 	}
-	ph.mark("cycles")
-	if graph.Truncated {
-		fmt.Fprintf(stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", analyzer.Policy().MaxCycle)
+	inv.ph.mark("cycles")
+	if inv.graph.Truncated {
+		fmt.Fprintf(inv.stderr, "pglockorder: the cycle search stopped early (the graph has too many paths of length %d); longer cycles may be missing: lower -maxcycle\n", analyzer.Policy().MaxCycle)
 	}
-	// The rules of every driver (package findings): the findings of each
-	// package alone, the cycles and row-order mismatches over the whole
-	// program, then the directives and the categories turned off.
-	opts := findings.Options{Rel: rel}
-	found := slices.Concat(results.Findings, findings.Cycles(cycles, opts), findings.Mismatches(ordered, opts))
-	if *explain != "" {
-		return runExplain(stdout, stderr, *explain, g.format, explainProgram(sites, edges, toFindings(found, rel), rel), failed)
+}
+
+// collect returns every finding of the program, before the directives and
+// -disable: the findings of each package alone, and the cycles and
+// row-order mismatches over the whole program, with the rules of every
+// driver (package findings).
+func (inv *invocation) collect() []findings.Finding {
+	opts := findings.Options{Rel: inv.rel}
+	return slices.Concat(inv.results.Findings, findings.Cycles(inv.cycles, opts), findings.Mismatches(inv.results.Ordered, opts))
+}
+
+// report applies the directives, -disable and the baseline to the
+// findings and prints them (or explains a log with them), with what -v,
+// -debug and -repro ask for, and returns the exit status.
+func (inv *invocation) report(found []findings.Finding) int {
+	stderr, rel := inv.stderr, inv.rel
+	if inv.explain != "" {
+		return runExplain(inv.stdout, stderr, inv.explain, inv.g.format, explainProgram(inv.sites, inv.edges, toFindings(found, rel), rel), inv.failed)
 	}
-	reported := toFindings(analyzer.Policy().Enabled(findings.Suppress(found, results.Ignores, nil)), rel)
-	if len(left) == 0 {
+	reported := toFindings(analyzer.Policy().Enabled(findings.Suppress(found, inv.results.Ignores, nil)), rel)
+	if len(inv.left) == 0 {
 		// With packages left out, a name may be locked where the
 		// analysis could not look.
-		warnUnlockedNames(stderr, orders, results.Locked, rel)
+		warnUnlockedNames(stderr, inv.orders, inv.results.Locked, rel)
 	}
-	g.info = runInfo{version: version(), leftOut: left}
-	reported, code, done := g.apply(stdout, stderr, reported, graph, cycles, rel, failed && !*partial)
+	inv.g.info = runInfo{version: version(), leftOut: inv.left}
+	reported, code, done := inv.g.apply(inv.stdout, stderr, reported, inv.graph, inv.cycles, rel, inv.failed && !inv.partial)
 	if done {
 		return code
 	}
-	if *verbose {
-		how := "analysed in"
-		if hit {
-			how = "results from the cache in"
-		}
-		fmt.Fprintf(stderr, "pglockorder %s: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
-			version(), len(all), loaded.Round(time.Millisecond), how, analysed.Round(time.Millisecond), results.EdgeCount, len(cycles))
-		for _, src := range schemaSources() {
-			fmt.Fprintf(stderr, "pglockorder: schema: %s\n", src)
-		}
-		// SQL of other dialects, skipped (analyzer/dialect.go).
-		fmt.Fprint(stderr, prefixLines("pglockorder: ", results.Dialects.String()))
-		fmt.Fprintf(stderr, "pglockorder: %s\n", results.SQL)
-		fmt.Fprintf(stderr, "pglockorder: %s\n", results.Graph)
-		printDispatch(stderr, results.Dispatch, results.ImplDeps, results.ImplGroups, results.ImplReused)
+	if inv.verbose {
+		inv.printSummary()
 	}
 	if analyzer.Debug() {
-		printUnfollowed(stderr, results.Dispatch, rel)
+		printUnfollowed(stderr, inv.results.Dispatch, rel)
 	}
-	if err := g.write(stdout, reported); err != nil {
+	if err := inv.g.write(inv.stdout, reported); err != nil {
 		fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 		return exitError
 	}
-	if reproOut.on {
+	if inv.reproOut.on {
 		// The reproducers of the cycles still reported (not suppressed,
 		// not in the baseline, not disabled).
 		var still []*lockgraph.Cycle
@@ -329,18 +388,38 @@ Flags:
 				still = append(still, f.cycle)
 			}
 		}
-		if err := reproOut.write(stdout, stderr, still, rel); err != nil {
+		if err := inv.reproOut.write(inv.stdout, stderr, still, rel); err != nil {
 			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
 			return exitError
 		}
 	}
-	if *verbose {
-		ph.mark("report")
-		ph.print(stderr)
+	if inv.verbose {
+		inv.ph.mark("report")
+		inv.ph.print(stderr)
 	}
-	printSkipped(stderr, results.Skipped, analyzer.Debug(), rel)
-	printLeftOut(stderr, left, analysedCount(pkgs, left), *partial || len(reported) > 0)
-	return exitStatus(len(reported), len(left), *partial)
+	printSkipped(stderr, inv.results.Skipped, analyzer.Debug(), rel)
+	printLeftOut(stderr, inv.left, analysedCount(inv.pkgs, inv.left), inv.partial || len(reported) > 0)
+	return exitStatus(len(reported), len(inv.left), inv.partial)
+}
+
+// printSummary prints -v's account of the run: what was loaded, analysed
+// and found, and how.
+func (inv *invocation) printSummary() {
+	stderr, results := inv.stderr, inv.results
+	how := "analysed in"
+	if inv.hit {
+		how = "results from the cache in"
+	}
+	fmt.Fprintf(stderr, "pglockorder %s: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
+		version(), len(inv.all), inv.loaded.Round(time.Millisecond), how, inv.analysed.Round(time.Millisecond), results.EdgeCount, len(inv.cycles))
+	for _, src := range schemaSources() {
+		fmt.Fprintf(stderr, "pglockorder: schema: %s\n", src)
+	}
+	// SQL of other dialects, skipped (analyzer/dialect.go).
+	fmt.Fprint(stderr, prefixLines("pglockorder: ", results.Dialects.String()))
+	fmt.Fprintf(stderr, "pglockorder: %s\n", results.SQL)
+	fmt.Fprintf(stderr, "pglockorder: %s\n", results.Graph)
+	printDispatch(stderr, results.Dispatch, results.ImplDeps, results.ImplGroups, results.ImplReused)
 }
 
 // exitStatus is the run's exit status: findings decide first (a CI gate
