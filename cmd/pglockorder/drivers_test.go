@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/internal/category"
 	"github.com/pglockorder/pglockorder/internal/testenv"
 )
 
@@ -321,4 +323,156 @@ func TestDriversAgree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// detailed is a finding with its category and related positions, as the
+// command's -json and go vet -json print them (golangci-lint keeps neither).
+type detailed struct {
+	issue
+	Category string
+	Related  []issue
+}
+
+// decodeDetailed decodes the go vet -json shape (one object per package,
+// by package then analyzer), which the command's -json shares, from text
+// that may hold other lines between the objects; positions are made
+// relative to dir.
+func decodeDetailed(t *testing.T, text, dir string) []detailed {
+	t.Helper()
+	rel := func(posn string) string {
+		if r, err := filepath.Rel(dir, posn); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+		return posn
+	}
+	var out []detailed
+	for rest := text; ; {
+		i := strings.Index(rest, "{")
+		if i < 0 {
+			break
+		}
+		dec := json.NewDecoder(strings.NewReader(rest[i:]))
+		var tree map[string]map[string][]struct {
+			Posn, Message, Category string
+			Related                 []struct{ Posn, Message string }
+		}
+		if err := dec.Decode(&tree); err != nil {
+			t.Fatalf("JSON output: %v\n%s", err, rest[i:])
+		}
+		rest = rest[i+int(dec.InputOffset()):]
+		for _, byAnalyzer := range tree {
+			for _, f := range byAnalyzer["pglockorder"] {
+				d := detailed{issue: issue{rel(f.Posn), f.Message}, Category: f.Category}
+				for _, r := range f.Related {
+					d.Related = append(d.Related, issue{rel(r.Posn), r.Message})
+				}
+				out = append(out, d)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b detailed) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+// TestDriversAgreeOnEveryCategory runs corpus packages that report every
+// category of finding through the three drivers: the same findings at the
+// same positions with the same text and category, and the same related
+// positions from the command and go vet. go vet's related information
+// holds only positions in files of the package it analysed (a token.Pos
+// exists only in its FileSet), so there it may be a part of the command's,
+// in the same order, never something else. The declared order, which needs
+// a configuration, is TestDriversAgree's.
+func TestDriversAgreeOnEveryCategory(t *testing.T) {
+	gcl, bin := buildGolangci(t)
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	download(t, dir)
+	patterns := []string{"./advisory/...", "./crossconn/...", "./rowlocks/...", "./relock/...", "./suppress/..."}
+	out, stderr, code := runTool(t, dir, bin, append([]string{"-json", "-cache=false"}, patterns...)...)
+	if code != exitFindings {
+		t.Fatalf("pglockorder -json: exit %d, want %d\n%s", code, exitFindings, stderr)
+	}
+	cli := decodeDetailed(t, out, dir)
+	vetOut, vetErr, code := runTool(t, dir, "go", append([]string{"vet", "-json", "-vettool=" + bin}, patterns...)...)
+	if code != 0 {
+		t.Fatalf("go vet -json: exit %d\n%s", code, vetErr)
+	}
+	vet := decodeDetailed(t, vetOut+vetErr, dir)
+
+	seen := map[string]bool{}
+	for _, f := range cli {
+		seen[f.Category] = true
+	}
+	for _, c := range analyzer.Categories {
+		if !seen[c] && c != category.DeclaredLockOrder {
+			t.Errorf("no %s finding: the packages no longer cover the category", c)
+		}
+	}
+	if len(cli) != len(vet) {
+		t.Fatalf("the command reports %d findings, go vet %d", len(cli), len(vet))
+	}
+	for i, c := range cli {
+		v := vet[i]
+		if c.issue != v.issue || c.Category != v.Category {
+			t.Errorf("finding %d differs:\ncommand: %s [%s]\ngo vet:  %s [%s]", i, c, c.Category, v, v.Category)
+			continue
+		}
+		if c.Category == category.IgnoreDirective {
+			continue // a directive has no paths
+		}
+		if len(c.Related) == 0 {
+			t.Errorf("%s: no related positions", c.Posn)
+		}
+		if len(v.Related) == 0 || !subsequence(v.Related, c.Related) {
+			t.Errorf("%s: go vet's related positions are not the command's:\ncommand: %v\ngo vet:  %v", c.Posn, c.Related, v.Related)
+		}
+	}
+
+	// The gate module's configuration, with golangci-lint's own limits
+	// off: it keeps one issue per line and three of the same text.
+	conf := filepath.Join(t.TempDir(), "golangci.yml")
+	limits := "issues:\n  max-issues-per-linter: 0\n  max-same-issues: 0\n  uniq-by-line: false\n"
+	if err := os.WriteFile(conf, []byte(readFile(t, filepath.Join(gateModule(t), ".golangci.yml"))+limits), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lint, lintErr, _ := golangciIssues(t, gcl, dir, append([]string{"-c", conf}, patterns...)...)
+	for i, l := range lint {
+		// golangci-lint shows paths relative to its configuration's
+		// directory.
+		if r, err := filepath.Rel(dir, filepath.Join(filepath.Dir(conf), l.Posn)); err == nil {
+			lint[i].Posn = r
+		}
+	}
+	lint = sortIssues(lint)
+	want := make([]issue, len(cli))
+	for i, c := range cli {
+		want[i] = c.issue
+	}
+	for _, w := range sortIssues(want) {
+		if !slices.Contains(lint, w) {
+			t.Errorf("golangci-lint does not report the command's finding:\n%s", w)
+		}
+	}
+	for _, l := range lint {
+		if !slices.Contains(want, l) {
+			t.Errorf("golangci-lint reports what the command does not:\n%s", l)
+		}
+	}
+	if t.Failed() {
+		t.Logf("golangci-lint's standard error:\n%s", lintErr)
+	}
+}
+
+// subsequence reports whether every element of sub appears in seq, in
+// order.
+func subsequence(sub, seq []issue) bool {
+	i := 0
+	for _, x := range seq {
+		if i < len(sub) && sub[i] == x {
+			i++
+		}
+	}
+	return i == len(sub)
 }
