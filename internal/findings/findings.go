@@ -56,11 +56,12 @@ func (o Options) report() report.Options { return report.Options{Rel: o.Rel} }
 // Cycles returns the findings of the cycles: one per cycle, at its anchor
 // (the step that breaks the majority order, see lockgraph.Cycle.Anchor),
 // or, when Here leaves that step out, at the first step Here keeps. A cycle
-// all of whose paths are migrations is no finding (MigrationsOnly).
+// all of whose paths are migrations is no finding (MigrationsOnly), nor one
+// between the tests of different test binaries (SeparateTestBinaries).
 func Cycles(cycles []*lockgraph.Cycle, o Options) []Finding {
 	var out []Finding
 	for _, c := range cycles {
-		if MigrationsOnly(c) || len(c.Steps) == 0 {
+		if len(c.Steps) == 0 || MigrationsOnly(c) || SeparateTestBinaries(c) {
 			continue
 		}
 		at := c.Anchor()
@@ -246,6 +247,27 @@ func MigrationsOnly(c *lockgraph.Cycle) bool {
 		}
 	}
 	return len(c.Steps) > 0
+}
+
+// SeparateTestBinaries reports whether every path of a cycle is test code
+// and two of them are the tests of different packages. go test runs each
+// package's tests in a process of its own, and Go's database tests give a
+// test binary (or each test) a database of its own (pgtestdb,
+// testcontainers, a schema per package), so such paths do not meet on the
+// same rows; the tests of one package, which share their binary's
+// database, are still set against each other. A path in a test helper
+// package (not a _test.go file) runs in whichever binary imports it.
+func SeparateTestBinaries(c *lockgraph.Cycle) bool {
+	binaries := map[string]bool{}
+	for _, s := range c.Steps {
+		if !s.InTest() {
+			return false
+		}
+		if strings.HasSuffix(s.HeldPath[0].Pos.Filename, "_test.go") {
+			binaries[strings.TrimSuffix(strings.TrimSuffix(s.Pkg, ".test"), "_test")] = true
+		}
+	}
+	return len(binaries) > 1
 }
 
 // Settings are the policy's switches, from the analyzer's flags.

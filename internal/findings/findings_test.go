@@ -96,3 +96,26 @@ func TestMigrationsOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestSeparateTestBinaries(t *testing.T) {
+	step := func(pkg, file string) *lockgraph.Edge {
+		return &lockgraph.Edge{Pkg: pkg, HeldPath: []lockgraph.Frame{{Pos: token.Position{Filename: file, Line: 1}}}}
+	}
+	tests := []struct {
+		name  string
+		steps []*lockgraph.Edge
+		want  bool
+	}{
+		{"two packages' tests", []*lockgraph.Edge{step("app/orders", "orders/orders_test.go"), step("app/refunds", "refunds/refunds_test.go")}, true},
+		{"internal and external tests of one package", []*lockgraph.Edge{step("app/orders", "orders/a_test.go"), step("app/orders_test", "orders/b_test.go")}, false},
+		{"one package's tests", []*lockgraph.Edge{step("app/ledger", "ledger/a_test.go"), step("app/ledger", "ledger/b_test.go")}, false},
+		{"a test against production", []*lockgraph.Edge{step("app/orders", "orders/orders_test.go"), step("app/refunds", "refunds/refunds.go")}, false},
+		{"a test helper package runs in any binary", []*lockgraph.Edge{step("app/orders", "orders/orders_test.go"), step("app/internal/testdb", "internal/testdb/seed.go")}, false},
+		{"production only", []*lockgraph.Edge{step("app/orders", "orders/orders.go"), step("app/refunds", "refunds/refunds.go")}, false},
+	}
+	for _, tt := range tests {
+		if got := SeparateTestBinaries(&lockgraph.Cycle{Steps: tt.steps}); got != tt.want {
+			t.Errorf("%s: SeparateTestBinaries = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,2 @@
+// Package ledger keeps account entries.
+package ledger
