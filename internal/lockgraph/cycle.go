@@ -131,6 +131,7 @@ func classesKey(classes []Class) string {
 type Graph struct {
 	edges  []*Edge
 	out    map[Class][]*Edge         // by Held.Class
+	pair   map[[2]Class][]*Edge      // by Held.Class and Wanted.Class, in the order of out
 	succ   map[Class][]Class         // distinct successor classes, sorted
 	byFunc map[string]map[Class]bool // classes each function locks, built on demand
 	pred   map[Class][]Class         // distinct predecessor classes
@@ -160,13 +161,15 @@ const (
 // New returns the graph of the given edges. Edges whose request never waits
 // are left out: they cannot close a cycle.
 func New(edges []*Edge) *Graph {
-	g := &Graph{out: map[Class][]*Edge{}}
+	g := &Graph{out: map[Class][]*Edge{}, pair: map[[2]Class][]*Edge{}}
 	for _, e := range Dedupe(slices.Clone(edges)) {
 		if !e.Wanted.Waits {
 			continue
 		}
 		g.edges = append(g.edges, e)
 		g.out[e.Held.Class] = append(g.out[e.Held.Class], e)
+		k := [2]Class{e.Held.Class, e.Wanted.Class}
+		g.pair[k] = append(g.pair[k], e)
 	}
 	return g
 }
@@ -484,14 +487,13 @@ func (g *Graph) emit(path []Class, seen map[string]bool, out *[]*Cycle) {
 	cands := make([][]*Edge, n)
 	for i := range path {
 		to := path[(i+1)%n]
+		// Charged as the scan of every edge out of the class that
+		// the index saves, so that the budget, and where a search
+		// that runs out of it stops, stay as they were.
 		if !g.spend(len(g.out[path[i]])) {
 			return
 		}
-		for _, e := range g.out[path[i]] {
-			if e.Wanted.Class == to {
-				cands[i] = append(cands[i], e)
-			}
-		}
+		cands[i] = g.pair[[2]Class{path[i], to}]
 	}
 	steps := make([]*Edge, n)
 	budget := maxPicks
@@ -727,26 +729,35 @@ const maxPicks = 10000
 // yet used in the cycle, since a report naming two functions is easier to
 // act on than one that names the same function twice; then the strongest
 // held lock.
+//
+// Each candidate's rank is computed once, before the stable sort: a lock
+// pair can have thousands of witnesses, and the search orders them again for
+// every step it tries.
 func preferOtherFuncs(cands []*Edge, chosen []*Edge) []*Edge {
-	used := map[string]bool{}
+	used := make(map[string]bool, len(chosen))
 	for _, e := range chosen {
 		used[e.Func] = true
 	}
-	out := slices.Clone(cands)
-	slices.SortStableFunc(out, func(a, b *Edge) int {
-		if d := edgeSeverity(b) - edgeSeverity(a); d != 0 {
-			return d
+	type ranked struct {
+		rank int
+		e    *Edge
+	}
+	// The rank orders more severe first, then functions not used yet,
+	// then the stronger held mode.
+	const modes = 1 << 8 // lockmodel.Mode is a uint8
+	rs := make([]ranked, len(cands))
+	for i, e := range cands {
+		r := (int(CrossConnection)-edgeSeverity(e))*2*modes + modes - 1 - int(e.Held.Mode)
+		if used[e.Func] {
+			r += modes
 		}
-		switch {
-		case !used[a.Func] && used[b.Func]:
-			return -1
-		case used[a.Func] && !used[b.Func]:
-			return 1
-		}
-		// The strongest hold is the statement that really takes the lock
-		// (SELECT ... FOR UPDATE rather than the UPDATE after it).
-		return int(b.Held.Mode) - int(a.Held.Mode)
-	})
+		rs[i] = ranked{r, e}
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int { return a.rank - b.rank })
+	out := make([]*Edge, len(rs))
+	for i, r := range rs {
+		out[i] = r.e
+	}
 	return out
 }
 
