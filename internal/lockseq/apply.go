@@ -73,7 +73,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 					inner = append(inner, mapped[g])
 				}
 			}
-			fa.edge(h, w, fa.events[w], false, st, inner)
+			fa.edge(h, w, fa.events[w], false, st, inner, p.Keyed)
 		}
 	}
 	for i, inv := range sum.Invokes {

@@ -126,6 +126,12 @@ type fnAnalysis struct {
 	// the callee's events surely held when the callee requests them
 	// (Event.Guards).
 	innerGuards map[int][]int
+	// keyVals are the columns of each row lock's predicate and the
+	// values compared with them; scopedIn the keyed gates of the copies
+	// of a callee's events that the callee found (Event.Scoped). See
+	// keyed.go.
+	keyVals  map[int][]keyVal
+	scopedIn map[int][]Scope
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -537,6 +543,7 @@ func (fa *fnAnalysis) finish(exit, okExit *state) {
 	})
 	for i, e := range fa.events {
 		e.Guards = fa.guardEvents(i)
+		e.Scoped = fa.scopes(i)
 		fa.sum.Events = append(fa.sum.Events, *e)
 	}
 	fa.sum.Tries = fa.tryResults()

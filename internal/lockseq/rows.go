@@ -27,6 +27,12 @@ type RowInfo struct {
 	// "p1" when WHERE id = $1 AND warehouse_id = $2 binds $2 to parameter
 	// 1. Every row it locks has that value in that column.
 	Scope string
+	// Cols lists the columns of the predicate compared with a value a
+	// caller can name (a parameter, a field of one, a constant), as
+	// "col=p1.RunID" for an equality and "col~p2" for = ANY of a set:
+	// the callers' copies map them to their own values (keyed gates).
+	// Entries are separated by colSep.
+	Cols string
 	// Pending marks an unordered multi-row write (UPDATE, DELETE, upsert)
 	// run on a handle that is a transaction only if the caller's is: the
 	// caller that makes it one reports it.
@@ -409,6 +415,8 @@ func (fa *fnAnalysis) underGate(f RowFinding) bool {
 			// executions that lock the same rows lock the same
 			// parent first.
 			return true
+		case fa.underKeyedGate(f, g):
+			return true
 		}
 	}
 	return false
@@ -517,6 +525,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 	}
 	out.Rows.Scope = strings.Join(scope, ",")
 	out.Rows.Pending = false
+	fa.mapKeyVals(i, ev, vals, before)
 	if ev.Rows.Pending {
 		switch out.Hold {
 		case HoldCond:
