@@ -238,6 +238,7 @@ func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
 		return true
 	}
 	for i, v := range ret.Results {
+		v = spilledResult(ret, v)
 		c, isConst := v.(*ssa.Const)
 		t := res.At(i).Type()
 		switch {
@@ -250,6 +251,42 @@ func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
 		}
 	}
 	return true
+}
+
+// spilledResult returns the value a return statement really returns as v:
+// in a function with a defer, SSA stores the results into locals before
+// running the deferred calls and returns loads of them (return items, nil
+// returns *t2, where t2 was just set to nil).
+func spilledResult(ret *ssa.Return, v ssa.Value) ssa.Value {
+	res := ret.Parent().Signature.Results()
+	named := res.Len() > 0 && res.At(0).Name() != ""
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return v
+	}
+	slot, ok := load.X.(*ssa.Alloc)
+	if !ok {
+		return v
+	}
+	instrs := ret.Block().Instrs
+	for i := slices.Index(instrs, ssa.Instruction(load)) - 1; i >= 0; i-- {
+		switch x := instrs[i].(type) {
+		case *ssa.Store:
+			if x.Addr == slot {
+				return x.Val
+			}
+		case *ssa.RunDefers:
+			if named {
+				// A deferred closure may set a named result.
+				return v
+			}
+		case *ssa.Call:
+			if named {
+				return v
+			}
+		}
+	}
+	return v
 }
 
 // passedOn reports whether the error v that ret returns is a call's error

@@ -142,11 +142,16 @@ func (fa *fnAnalysis) inScope(ev int, key string) bool {
 	return slices.Contains(strings.Split(fa.events[ev].Rows.Scope, ","), key)
 }
 
+// maxOriginDepth bounds the steps origin takes back through loads, fields
+// and locals: enough for a field of a local copied from a field of an
+// embedded struct of a parameter (task := opts.Task; task.ID).
+const maxOriginDepth = 8
+
 // origin names where a Go value comes from, in the function's terms (see
 // RowInfo.Key). Values computed from others (min, max, a swap that merges
 // two values in a φ) have no origin: the code chose their order.
 func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
-	if v == nil || depth > 4 {
+	if v == nil || depth > maxOriginDepth {
 		return ""
 	}
 	if c := goConst(v); c != "" {
@@ -175,6 +180,13 @@ func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
 		}
 		return "p" + strconv.Itoa(len(fa.fn.Params)+i)
 	case *ssa.Field:
+		if o := fa.origin(x.X, depth+1); o != "" {
+			return o + "." + fieldName(x.X.Type(), x.Field)
+		}
+	case *ssa.FieldAddr:
+		// The address of a field of a value with an origin: the field
+		// of an embedded struct (opts.Task, promoted through
+		// opts.BaseOpts) is read through it.
 		if o := fa.origin(x.X, depth+1); o != "" {
 			return o + "." + fieldName(x.X.Type(), x.Field)
 		}

@@ -1,4 +1,4 @@
-package keyedgates // want package:"sql=true edges=151"
+package keyedgates // want package:"sql=true edges=169"
 
 // An inode's node row is the parent of its xattrs, symlink, quota and
 // stats, which name the inode "inode" or "dir_inode". A transaction that

@@ -25,11 +25,31 @@ type LockLogFileParams struct {
 	InsertedAt time.Time
 }
 
-// LockLogFile locks the log-file row of a task.
-func (q *Queries) LockLogFile(ctx context.Context, db DBTX, arg LockLogFileParams) error { // want LockLogFile:`^locks\(`
-	var n int64
-	return db.QueryRow(ctx, "SELECT invocation_count FROM kg_log_files WHERE durable_task_id = $1 AND durable_task_inserted_at = $2 AND tenant_id = $3 FOR UPDATE",
-		arg.TaskID, arg.InsertedAt, arg.TenantID).Scan(&n)
+// LockLogFile locks the log-file row of a task and reads its branch
+// points, the way sqlc writes a :many query: the rows are closed by a
+// deferred call.
+func (q *Queries) LockLogFile(ctx context.Context, db DBTX, arg LockLogFileParams) ([]int64, error) { // want LockLogFile:`^locks\(`
+	rows, err := db.Query(ctx, `WITH locked AS (
+    SELECT durable_task_id FROM kg_log_files
+    WHERE durable_task_id = $1 AND durable_task_inserted_at = $2 AND tenant_id = $3 FOR UPDATE)
+SELECT bp.id FROM locked l LEFT JOIN kg_branch_points bp ON bp.durable_task_id = l.durable_task_id`,
+		arg.TaskID, arg.InsertedAt, arg.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 // UpsertEventsParams are the events of one task.
@@ -60,11 +80,38 @@ type Task struct {
 // Log appends events to durable tasks' logs.
 type Log struct {
 	q *Queries
+	// last is the last task ingested.
+	last *Task
 }
 
 // lockLog locks the task's log file.
 func (l *Log) lockLog(ctx context.Context, tx DBTX, tenant string, taskID int64, insertedAt time.Time) error { // want lockLog:`^locks\(`
-	return l.q.LockLogFile(ctx, tx, LockLogFileParams{TenantID: tenant, TaskID: taskID, InsertedAt: insertedAt})
+	_, err := l.q.LockLogFile(ctx, tx, LockLogFileParams{TenantID: tenant, TaskID: taskID, InsertedAt: insertedAt})
+	return err
+}
+
+// BaseOpts name the task an ingest is for.
+type BaseOpts struct {
+	TenantID string
+	Task     *Task
+}
+
+// IngestOpts are an ingest's options, the task's among them.
+type IngestOpts struct {
+	BaseOpts
+	Keys, Children []string
+}
+
+// Ingest locks the task's log file, then upserts the task's events: the
+// task read through the embedded options, as a local a deferred closure
+// captures.
+func (l *Log) Ingest(ctx context.Context, tx pgx.Tx, opts IngestOpts) error { // want Ingest:`^locks\(`
+	task := opts.Task
+	defer func() { l.last = task }()
+	if err := l.lockLog(ctx, tx, opts.TenantID, task.ID, task.InsertedAt); err != nil {
+		return err
+	}
+	return l.q.UpsertEvents(ctx, tx, UpsertEventsParams{TenantID: opts.TenantID, TaskID: task.ID, InsertedAt: task.InsertedAt, Keys: opts.Keys, Children: opts.Children})
 }
 
 // Append locks the task's log file, then upserts the task's events.

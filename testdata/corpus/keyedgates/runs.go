@@ -19,6 +19,7 @@ import (
 // DBTX runs statements on a pool or in the caller's transaction.
 type DBTX interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+	Query(context.Context, string, ...any) (pgx.Rows, error)
 	QueryRow(context.Context, string, ...any) pgx.Row
 }
 
