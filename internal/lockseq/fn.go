@@ -132,6 +132,9 @@ type fnAnalysis struct {
 	// keyed.go.
 	keyVals  map[int][]keyVal
 	scopedIn map[int][]Scope
+	// unitGates are, while the edges from one SQL unit's earlier locks
+	// are drawn (request), the unit's locks taken before the held one.
+	unitGates []int
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {

@@ -384,14 +384,21 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 	for _, h := range held {
 		fa.edge(h, w, want, false, st, nil, nil)
 	}
-	for _, h := range unitHeld {
+	for i, h := range unitHeld {
 		// Statements of one unit run on one connection, even on a pool.
+		// The unit's locks up to h are held from its start until it
+		// ends: gates of the pair (see gates).
+		fa.unitGates = unitHeld[:i+1]
 		fa.edge(h, w, want, true, st, nil, nil)
 	}
+	fa.unitGates = nil
 }
 
 // gates returns the locks surely held both when event h was requested and
-// now, when w is: taken before h and kept past w, they stand in front of the
+// now, when w is (and, for a pair within one statement or one unit of
+// statements sent together, the unit's table and advisory locks up to h:
+// the first lock of a multi-statement RENAME swap, ACCESS EXCLUSIVE on the
+// table, serialises two executions of it, whatever it locks next): taken before h and kept past w, they stand in front of the
 // pair. Two paths that both hold a gate that conflicts with itself (an
 // exclusive advisory lock, LOCK TABLE ... EXCLUSIVE, the parent row locked
 // FOR UPDATE first) cannot interleave between it and their own pair.
@@ -400,9 +407,18 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 // Pair.Gates): gates too, where they are held at all.
 func (fa *fnAnalysis) gates(h, w int, st *state, inner []int) []lockgraph.Lock {
 	var out []lockgraph.Lock
-	for _, g := range slices.Concat(fa.gateEvents(h, w, st), inner) {
+	unit := len(fa.gateEvents(h, w, st)) + len(inner)
+	for i, g := range slices.Concat(fa.gateEvents(h, w, st), inner, fa.unitGates) {
 		e := fa.events[g]
-		if g == h || g == w || e.Hold == HoldNone {
+		switch {
+		case g == w, i < unit && (g == h || e.Hold == HoldNone):
+			continue
+		case i >= unit && (!e.Lock.Waits && !e.Try || e.Lock.Class.IsRow() || !lockmodel.ModesConflict(e.Lock.Mode, e.Lock.Mode)):
+			// A lock of the unit gates its later pairs, h itself
+			// included, where it is one object (a table, an advisory
+			// key) in a mode that excludes itself: two executions of
+			// the unit both take it first. A row class stands for
+			// any row.
 			continue
 		}
 		l := e.Lock
