@@ -259,11 +259,11 @@ func (fa *fnAnalysis) scopes(c int) []Scope {
 // keyedGates returns the keyed gates of the pair of events h and w: row
 // locks surely held from before h until w is requested (as for gates) that
 // are keyed gates of both.
-func (fa *fnAnalysis) keyedGates(h, w int, st *state) []lockgraph.KeyedGate {
+func (fa *fnAnalysis) keyedGates(h, w int, st *state) []KeyedRef {
 	if !fa.events[h].Lock.Class.IsRow() || !fa.events[w].Lock.Class.IsRow() {
 		return nil
 	}
-	var out []lockgraph.KeyedGate
+	var out []KeyedRef
 	for _, g := range fa.gateCandidates(h, w, st) {
 		e := fa.events[g]
 		hc, ok1 := fa.scope(h, g)
@@ -273,9 +273,19 @@ func (fa *fnAnalysis) keyedGates(h, w int, st *state) []lockgraph.KeyedGate {
 		}
 		l := e.Lock
 		l.Class = l.Class.Concrete()
-		k := lockgraph.KeyedGate{Lock: l, Shape: e.Rows.GateShape, Held: hc, Wanted: wc}
-		if !slices.Contains(out, k) {
-			out = append(out, k)
+		out = append(out, KeyedRef{Event: g, Gate: lockgraph.KeyedGate{Lock: l, Shape: e.Rows.GateShape, Held: hc, Wanted: wc}})
+	}
+	return out
+}
+
+// heldKeyed returns the gates of refs whose events hold a lock at all here
+// (a callee's gate on its caller's handle holds only where that handle is
+// a transaction), sorted and without repeats.
+func (fa *fnAnalysis) heldKeyed(refs []KeyedRef) []lockgraph.KeyedGate {
+	var out []lockgraph.KeyedGate
+	for _, r := range refs {
+		if r.Event < len(fa.events) && fa.events[r.Event].Hold != HoldNone && !slices.Contains(out, r.Gate) {
+			out = append(out, r.Gate)
 		}
 	}
 	sortKeyed(out)
@@ -336,14 +346,19 @@ func (fa *fnAnalysis) underKeyedGate(f RowFinding, g int) bool {
 }
 
 // mergeKeyed joins two lists of keyed gates, sorted and without repeats.
-func mergeKeyed(a, b []lockgraph.KeyedGate) []lockgraph.KeyedGate {
+func mergeKeyed(a, b []KeyedRef) []KeyedRef {
 	out := slices.Clone(a)
 	for _, k := range b {
 		if !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}
-	sortKeyed(out)
+	slices.SortFunc(out, func(x, y KeyedRef) int {
+		if x.Event != y.Event {
+			return x.Event - y.Event
+		}
+		return strings.Compare(x.Gate.Shape+"|"+x.Gate.Held+"|"+x.Gate.Wanted, y.Gate.Shape+"|"+y.Gate.Held+"|"+y.Gate.Wanted)
+	})
 	return out
 }
 

@@ -153,6 +153,13 @@ func (fa *fnAnalysis) compact() {
 		}
 		seen[[2]int{p.Held, p.Wanted}] = true
 		p.Gates = remap(p.Gates, idx)
+		var keyed []KeyedRef
+		for _, k := range p.Keyed {
+			if k.Event < len(idx) && idx[k.Event] >= 0 {
+				keyed = append(keyed, KeyedRef{Event: idx[k.Event], Gate: k.Gate})
+			}
+		}
+		p.Keyed = keyed
 		pairs = append(pairs, p)
 	}
 	s.Pairs = pairs

@@ -470,7 +470,7 @@ func (fa *fnAnalysis) alreadyHeld(want *Event, held []int) bool {
 // edge when h surely holds, a pair for the callers when that depends on
 // them. inner are events that stand in front of the pair in a callee (see
 // Pair.Gates).
-func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inner []int, innerKeyed []lockgraph.KeyedGate) {
+func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inner []int, innerKeyed []KeyedRef) {
 	have := fa.events[h]
 	if h == w || have.Stmt == want.Stmt && h > w {
 		// A statement's earlier locks are held while it takes its later
@@ -502,7 +502,7 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inne
 		return
 	}
 	gates := fa.gates(h, w, st, inner)
-	keyed := mergeKeyed(fa.keyedGates(h, w, st), innerKeyed)
+	keyed := fa.heldKeyed(mergeKeyed(fa.keyedGates(h, w, st), innerKeyed))
 	if e, ok := fa.edges[[2]int{h, w}]; ok {
 		// Seen again on another path or round: a gate is one only if
 		// it stands on every path.
@@ -530,7 +530,7 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inne
 // pair records a pair for the callers to draw, with the events that stand
 // in front of it here (Pair.Gates): on every visit, so only those on every
 // path stay.
-func (fa *fnAnalysis) pair(p Pair, st *state, inner []int, innerKeyed []lockgraph.KeyedGate) {
+func (fa *fnAnalysis) pair(p Pair, st *state, inner []int, innerKeyed []KeyedRef) {
 	key := [2]int{p.Held, p.Wanted}
 	gates := slices.Concat(fa.gateEvents(p.Held, p.Wanted, st), inner)
 	slices.Sort(gates)
@@ -538,7 +538,7 @@ func (fa *fnAnalysis) pair(p Pair, st *state, inner []int, innerKeyed []lockgrap
 	keyed := mergeKeyed(fa.keyedGates(p.Held, p.Wanted, st), innerKeyed)
 	if old, ok := fa.pairs[key]; ok {
 		old.Gates = slices.DeleteFunc(old.Gates, func(g int) bool { return !slices.Contains(gates, g) })
-		old.Keyed = slices.DeleteFunc(old.Keyed, func(g lockgraph.KeyedGate) bool { return !slices.Contains(keyed, g) })
+		old.Keyed = slices.DeleteFunc(old.Keyed, func(g KeyedRef) bool { return !slices.Contains(keyed, g) })
 		old.Drawn = old.Drawn || p.Drawn
 		fa.pairs[key] = old
 		return

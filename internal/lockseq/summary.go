@@ -162,8 +162,15 @@ type Pair struct {
 	// as gates where they are held at all.
 	Gates []int
 	// Keyed are the keyed gates that stand in front of the pair in the
-	// function (lockgraph.Edge.Keyed), already resolved there.
-	Keyed []lockgraph.KeyedGate
+	// function (lockgraph.Edge.Keyed), resolved there; the caller that
+	// draws the edge counts those whose event it holds at all.
+	Keyed []KeyedRef
+}
+
+// KeyedRef is a keyed gate and the event that takes it.
+type KeyedRef struct {
+	Event int
+	Gate  lockgraph.KeyedGate
 }
 
 // Flow says that result Result of the function, at field path Path
