@@ -1,4 +1,4 @@
-package keyedgates // want package:"sql=true edges=169"
+package keyedgates // want package:"sql=true edges=194"
 
 // An inode's node row is the parent of its xattrs, symlink, quota and
 // stats, which name the inode "inode" or "dir_inode". A transaction that
@@ -46,7 +46,7 @@ func RemoveDir(ctx context.Context, tx pgx.Tx, parent int64, name string) error 
 	if _, err := tx.Exec(ctx, "DELETE FROM kg_quotas WHERE dir_inode = $1", ino); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, "DELETE FROM kg_dir_stats WHERE dir_inode = $1", ino)
+	_, err := tx.Exec(ctx, "DELETE FROM kg_dir_stats WHERE dir_inode = $1", ino) // want `(?s)lock-order inversion: rows of kg_dir_stats and rows of kg_quotas.*path 1: keyedgates\.ReplaceDirRelooked holds`
 	return err
 }
 
@@ -99,5 +99,26 @@ func DropLinkUnderParent(ctx context.Context, tx pgx.Tx, parent int64, name stri
 		return err
 	}
 	_, err := tx.Exec(ctx, "DELETE FROM kg_symlinks WHERE inode = $1", ino) // reported at DropLink
+	return err
+}
+
+// ReplaceDirRelooked locks the directory's node row, then looks the entry
+// up again before deleting its stats and quota: ino may name another
+// directory by then, whose node row it does not hold.
+func ReplaceDirRelooked(ctx context.Context, tx pgx.Tx, parent int64, name string) error { // want ReplaceDirRelooked:`^locks\(`
+	var ino int64
+	if err := tx.QueryRow(ctx, "SELECT inode FROM kg_edges WHERE parent = $1 AND name = $2", parent, name).Scan(&ino); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM kg_nodes WHERE inode = $1 FOR UPDATE", ino); err != nil {
+		return err
+	}
+	if err := tx.QueryRow(ctx, "SELECT inode FROM kg_edges WHERE parent = $1 AND name = $2", parent, name).Scan(&ino); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM kg_dir_stats WHERE dir_inode = $1", ino); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "DELETE FROM kg_quotas WHERE dir_inode = $1", ino)
 	return err
 }
