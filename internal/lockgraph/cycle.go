@@ -666,6 +666,10 @@ func inCycle(steps []*Edge, class Class) bool {
 // twice), a gate that conflicts with itself. An advisory key unknown before
 // run time counts as one lock when the same SQL site takes it on every
 // path: the usual "lock the tenant first" guard.
+//
+// A keyed gate (Edge.Keyed) counts between a step and the next, which holds
+// the rows the step waits for: both steps chose those rows by the same
+// values, and so locked the same parent rows first.
 func Gated(steps []*Edge) bool {
 	if len(steps) == 1 {
 		return slices.ContainsFunc(steps[0].Gates, func(g Lock) bool { return lockmodel.ModesConflict(g.Mode, g.Mode) })
@@ -673,6 +677,25 @@ func Gated(steps []*Edge) bool {
 	for i, a := range steps {
 		for _, b := range steps[i+1:] {
 			if excludes(a.Gates, b.Gates) {
+				return true
+			}
+		}
+		if keyedExcludes(a.Keyed, steps[(i+1)%len(steps)].Keyed) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyedExcludes reports whether a step holding keyed gates a waits for rows
+// that the next step, holding keyed gates b, holds under a parent lock of
+// the same shape and the same values: the two parent locks are of the same
+// rows, and conflict.
+func keyedExcludes(a, b []KeyedGate) bool {
+	for _, g := range a {
+		for _, h := range b {
+			if g.Lock.Class == h.Lock.Class && g.Shape == h.Shape && g.Wanted == h.Held &&
+				lockmodel.ModesConflict(g.Lock.Mode, h.Lock.Mode) {
 				return true
 			}
 		}

@@ -1154,6 +1154,48 @@ func TestOneReportPerBreaker(t *testing.T) {
 // TestGatedByConflictingHolds checks the rule that two paths which each
 // hold, before their pair, locks that conflict with each other cannot
 // deadlock on the pair: PostgreSQL makes one wait for the other first.
+// TestGatedByKeyedGates checks the keyed gates: a parent row locked first,
+// keyed by the values that also choose the rows of both locks of each
+// path. Two paths gate each other only if the rows one waits for and the
+// rows the other holds hold the parent's values in the same columns.
+func TestGatedByKeyedGates(t *testing.T) {
+	fu := lockmodel.ForUpdate
+	run := row("runs", fu)
+	keyed := func(parent lockgraph.Lock, shape, held, wanted string) lockgraph.KeyedGate {
+		return lockgraph.KeyedGate{Lock: parent, Shape: shape, Held: held, Wanted: wanted}
+	}
+	const shape = "run_id=$ AND shard_id=$"
+	ta := keyed(run, shape, "timers:run=,shard=", "activities:run=,shard=")
+	at := keyed(run, shape, "activities:run=,shard=", "timers:run=,shard=")
+	tests := []struct {
+		name   string
+		keyed  [2][]lockgraph.KeyedGate
+		cycles int
+	}{
+		{"both paths under the run's row", [2][]lockgraph.KeyedGate{{ta}, {at}}, 0},
+		{"one path without it", [2][]lockgraph.KeyedGate{{ta}, nil}, 1},
+		{"parent rows of another shape", [2][]lockgraph.KeyedGate{{ta}, {keyed(run, "run_id=$", at.Held, at.Wanted)}}, 1},
+		{"the values in other columns", [2][]lockgraph.KeyedGate{{ta}, {keyed(run, shape, "activities:parent_run=,shard=", "timers:parent_run=,shard=")}}, 1},
+		{"one pair of paths tied is enough", [2][]lockgraph.KeyedGate{{ta}, {keyed(run, shape, "activities:run=,shard=", "timers:parent_run=,shard=")}}, 0},
+		{"shared parent locks", [2][]lockgraph.KeyedGate{
+			{keyed(row("runs", lockmodel.ForShare), shape, ta.Held, ta.Wanted)},
+			{keyed(row("runs", lockmodel.ForShare), shape, at.Held, at.Wanted)},
+		}, 1},
+		{"another parent table", [2][]lockgraph.KeyedGate{{ta}, {keyed(row("shards", fu), shape, at.Held, at.Wanted)}}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := edge("p.A", row("timers", fu), row("activities", fu))
+			a.Keyed = tt.keyed[0]
+			b := edge("p.B", row("activities", fu), row("timers", fu))
+			b.Keyed = tt.keyed[1]
+			if got := len(lockgraph.New([]*lockgraph.Edge{a, b}).Cycles(4)); got != tt.cycles {
+				t.Errorf("got %d cycles, want %d", got, tt.cycles)
+			}
+		})
+	}
+}
+
 func TestGatedByConflictingHolds(t *testing.T) {
 	fu := lockmodel.ForUpdate
 	with := func(e *lockgraph.Edge, gates ...lockgraph.Lock) *lockgraph.Edge {

@@ -81,13 +81,37 @@ type Edge struct {
 	// Wanted is requested (see Cycle search: a gate that every path of a
 	// cycle takes, in modes that conflict, serialises them).
 	Gates []Lock
+	// Keyed are row locks the path surely holds from before Held until
+	// Wanted is requested whose rows are chosen by the same run-time
+	// values as the rows of Held and of Wanted (see KeyedGate).
+	Keyed []KeyedGate
+}
+
+// KeyedGate is a lock of parent rows that a path takes first, keyed by
+// values that also choose the rows of both locks of its pair: "the run's
+// executions row, then the run's activity and timer rows". Two paths that
+// would deadlock on a row of a table both lock that row, and so both name
+// the same values in the columns Held and Wanted describe: they lock the
+// same parent rows first, and PostgreSQL serialises them there.
+type KeyedGate struct {
+	// Lock is the parent lock (class and mode).
+	Lock Lock
+	// Shape is the parent lock's predicate with its parameters blanked
+	// (lockmodel.RowSet.GateShape): two parent locks of one shape bound
+	// to the same values lock the same rows.
+	Shape string
+	// Held and Wanted say which columns of the two locks' tables hold
+	// the values of the parent's parameters, in the order of Shape's
+	// parameters: "activity_maps:run_id=,shard_id=". They tie a row of
+	// one path's Wanted to the other path's Held.
+	Held, Wanted string
 }
 
 // key identifies an edge for de-duplication: one witness per function,
 // classes, modes and kind of wait.
 func (e *Edge) key() string {
-	return fmt.Sprintf("%s|%s|%d|%t|%t|%t|%s|%d|%t|%t|%t|%v", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
-		e.Held.Pooled, e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.Wanted.Session, e.CrossConn, e.Gates)
+	return fmt.Sprintf("%s|%s|%d|%t|%t|%t|%s|%d|%t|%t|%t|%v|%v", e.Func, e.Held.Class, e.Held.Mode, e.Held.Waits, e.Held.Session,
+		e.Held.Pooled, e.Wanted.Class, e.Wanted.Mode, e.Wanted.Waits, e.Wanted.Session, e.CrossConn, e.Gates, e.Keyed)
 }
 
 // Anchor is the position a report about this edge points at: where the

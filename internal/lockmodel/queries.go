@@ -2,6 +2,8 @@ package lockmodel
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
@@ -372,7 +374,9 @@ func (w *walker) insertStmt(sc *scope, ins *pg_query.InsertStmt) {
 		w.node(sc, oc.GetWhereClause())
 	}
 	if oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
-		w.addRow(target, ForUpdate, verb, insertedRows(sc, ins.GetSelectStmt()))
+		rows := insertedRows(sc, ins.GetSelectStmt())
+		rows.EqParams = conflictParams(ins)
+		w.addRow(target, ForUpdate, verb, rows)
 	}
 	w.nodes(sc, ins.GetReturningList())
 }
@@ -455,6 +459,66 @@ func insertedRows(sc *scope, src *pg_query.Node) RowSet {
 		return RowSet{}
 	}
 	return RowSet{Multi: true, Why: whySelect, Order: order}
+}
+
+// conflictParams lists, as RowSet.EqParams does, the columns of an
+// upsert's conflict target that every inserted row fills with the same
+// parameter: INSERT INTO events (task_id, key) SELECT $1, k FROM input ON
+// CONFLICT (task_id, key) gives "task_id=1". The rows the upsert locks
+// conflict with an inserted row on those columns, so they hold that value
+// too. A column outside the conflict target says nothing of the row that
+// conflicts.
+func conflictParams(ins *pg_query.InsertStmt) string {
+	target := map[string]bool{}
+	for _, e := range ins.GetOnConflictClause().GetInfer().GetIndexElems() {
+		if name := e.GetIndexElem().GetName(); name != "" {
+			target[name] = true
+		}
+	}
+	s := ins.GetSelectStmt().GetSelectStmt()
+	if len(target) == 0 || s == nil || s.GetOp() != pg_query.SetOperation_SETOP_NONE {
+		return ""
+	}
+	// The expression each row gives column i.
+	column := func(i int) []*pg_query.Node {
+		if vals := s.GetValuesLists(); len(vals) > 0 {
+			var out []*pg_query.Node
+			for _, row := range vals {
+				items := row.GetList().GetItems()
+				if i >= len(items) {
+					return nil
+				}
+				out = append(out, items[i])
+			}
+			return out
+		}
+		tl := s.GetTargetList()
+		if i >= len(tl) || tl[i].GetResTarget() == nil {
+			return nil
+		}
+		return []*pg_query.Node{tl[i].GetResTarget().GetVal()}
+	}
+	var out []string
+	for i, c := range ins.GetCols() {
+		name := c.GetResTarget().GetName()
+		if !target[name] {
+			continue
+		}
+		param := 0
+		for _, v := range column(i) {
+			n := paramNumber(v)
+			if n == 0 || param != 0 && n != param {
+				param = -1
+				break
+			}
+			param = n
+		}
+		if param > 0 {
+			out = append(out, name+"="+strconv.Itoa(param))
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
 }
 
 // maxSourceDepth bounds how many CTEs and sub-selects sourceRows follows (a

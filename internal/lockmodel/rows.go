@@ -1,6 +1,7 @@
 package lockmodel
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,21 @@ type RowSet struct {
 	// statements that lock the same such rows share the predicate and
 	// the plan, and so the order. It does not make a lock unordered.
 	EqualityOnly bool
+	// SetParams lists, comma-separated and sorted by column, the columns
+	// compared with = ANY($n) of a parameter and that $n: "inode=1". Every
+	// row locked has in that column one of the elements of the value
+	// bound to $n.
+	SetParams string
+	// GateShape is set when the predicate is nothing but equalities of
+	// columns with parameters or constants and = ANY($n) of parameters
+	// (no range, join, sub-query or other condition): the rows it locks
+	// are exactly those the values bound to its parameters name. It is
+	// the predicate with the parameters blanked, sorted by column
+	// ("inode=$ AND kind='d' LIMIT 1"): two such locks of one table with
+	// one shape, whose parameters are bound to the same values, lock the
+	// same rows. A parent row locked this way gates the statements whose
+	// rows the same values select (see lockseq's keyed gates).
+	GateShape string
 	// PreLocked is set on the rows an UPDATE or DELETE changes when an
 	// earlier part of the same statement (a CTE or sub-query with FOR
 	// UPDATE) locked them already: the statement's own lock waits for
@@ -161,6 +177,11 @@ func (p predicate) rowSet(table, ref string) RowSet {
 	// equalities.
 	keySet := false
 	var subqueries []*pg_query.Node
+	// shape collects the conjuncts in GateShape's form; pure is cleared
+	// by any conjunct it cannot render.
+	var shape []string
+	pure := p.where != nil && !p.joined && !p.keyList
+	setParam := map[string]int{}
 	// A schema that knows the table decides which columns are keys; the
 	// naming convention stands in for it otherwise.
 	known := p.schema.lookup(table) != nil
@@ -173,6 +194,14 @@ func (p predicate) rowSet(table, ref string) RowSet {
 			}
 			eq = append(eq, col)
 			eqParams[param] = true
+			switch other := eqValue(c); {
+			case param > 0:
+				shape = append(shape, col+"=$")
+			case other != "":
+				shape = append(shape, col+"="+other)
+			default:
+				pure = false
+			}
 			if _, ok := firstParam[col]; !ok {
 				firstParam[col] = param
 			}
@@ -182,6 +211,14 @@ func (p predicate) rowSet(table, ref string) RowSet {
 		case cmpAny:
 			why = cmp(why, whyAny)
 			keySet = true
+			if col == "" || param == 0 {
+				pure = false
+				break
+			}
+			shape = append(shape, col+"=ANY($)")
+			if _, ok := setParam[col]; !ok {
+				setParam[col] = param
+			}
 		case cmpIn:
 			why = cmp(why, whyIn)
 			keySet = true
@@ -193,6 +230,21 @@ func (p predicate) rowSet(table, ref string) RowSet {
 		case cmpConstSet:
 			constSet = true
 		}
+		if kind != cmpEq && kind != cmpAny {
+			pure = false
+		}
+	}
+	if pure && len(shape) > 0 {
+		slices.Sort(shape)
+		rs.GateShape = strings.Join(shape, " AND ")
+		if isLimitOne(p.limit) {
+			rs.GateShape += " LIMIT 1"
+		}
+		var sets []string
+		for _, col := range slices.Sorted(maps.Keys(setParam)) {
+			sets = append(sets, col+"="+strconv.Itoa(setParam[col]))
+		}
+		rs.SetParams = strings.Join(sets, ",")
 	}
 	for _, c := range subqueries {
 		if !withinParams(c.GetSubLink().GetSubselect(), eqParams) {
@@ -440,11 +492,14 @@ func comparison(c *pg_query.Node, ref string, joined bool) (col string, param in
 			return "", 0, cmpRange
 		}
 	case pg_query.A_Expr_Kind_AEXPR_OP_ANY:
-		if _, other, ok := colOf(); ok && op == "=" {
+		if name, other, ok := colOf(); ok && op == "=" {
 			if constant(other) {
 				return "", 0, cmpConstSet
 			}
-			return "", 0, cmpAny
+			if refersTo(other, ref, joined) {
+				return "", 0, cmpAny
+			}
+			return name, paramNumber(other), cmpAny
 		}
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		name, ok := columnOf(e.GetLexpr(), ref, joined)
@@ -549,6 +604,37 @@ func paramNumber(n *pg_query.Node) int {
 		return int(p.GetNumber())
 	}
 	return 0
+}
+
+// eqValue renders the constant an equality conjunct compares a column with
+// ("'d'", "42"), or "" when it compares with anything else.
+func eqValue(c *pg_query.Node) string {
+	e := c.GetAExpr()
+	if e == nil {
+		return ""
+	}
+	for _, side := range []*pg_query.Node{e.GetRexpr(), e.GetLexpr()} {
+		if tc := side.GetTypeCast(); tc != nil {
+			side = tc.GetArg()
+		}
+		k := side.GetAConst()
+		if k == nil {
+			continue
+		}
+		switch {
+		case k.GetIsnull():
+			return ""
+		case k.GetIval() != nil:
+			return strconv.Itoa(int(k.GetIval().GetIval()))
+		case k.GetSval() != nil:
+			return "'" + strings.ReplaceAll(k.GetSval().GetSval(), "'", "''") + "'"
+		case k.GetFval() != nil:
+			return k.GetFval().GetFval()
+		case k.GetBoolval() != nil:
+			return strconv.FormatBool(k.GetBoolval().GetBoolval())
+		}
+	}
+	return ""
 }
 
 // conjuncts flattens the top-level AND of a WHERE clause.

@@ -151,6 +151,58 @@ func TestRowSets(t *testing.T) {
 	}
 }
 
+// TestGateShape checks which predicates name exactly the rows their
+// parameters' values name (a parent row that can gate, see
+// RowSet.GateShape), their set parameters, and the conflict-target
+// columns an upsert fills with one parameter.
+func TestGateShape(t *testing.T) {
+	tests := []struct {
+		sql                        string
+		shape, eqParams, setParams string
+	}{
+		{"SELECT 1 FROM runs WHERE shard_id = $1 AND run_id = $2 FOR UPDATE", "run_id=$ AND shard_id=$", "run_id=2,shard_id=1", ""},
+		{"SELECT 1 FROM nodes WHERE inode = $1 AND kind = 'd' LIMIT 1 FOR UPDATE", "inode=$ AND kind='d' LIMIT 1", "inode=1", ""},
+		{"SELECT 1 FROM nodes WHERE inode = ANY($1::bigint[]) FOR UPDATE", "inode=ANY($)", "", "inode=1"},
+		{"DELETE FROM timers WHERE run = $1 AND timer_id = ANY($2)", "run=$ AND timer_id=ANY($)", "run=1", "timer_id=2"},
+		// Not only equalities and sets of parameters: no gate.
+		{"SELECT 1 FROM nodes WHERE inode = $1 AND size > $2 FOR UPDATE", "", "inode=1", ""},
+		{"SELECT 1 FROM nodes WHERE inode IN ($1, $2) FOR UPDATE", "", "", ""},
+		{"SELECT 1 FROM nodes WHERE inode = ANY('{1,2}') FOR UPDATE", "", "", ""},
+		{"SELECT 1 FROM nodes WHERE inode = now() FOR UPDATE", "", "", ""},
+		{"SELECT 1 FROM nodes FOR UPDATE", "", "", ""},
+		{"SELECT 1 FROM nodes n JOIN dirs d ON d.inode = n.parent WHERE n.inode = $1 FOR UPDATE OF n", "", "inode=1", ""},
+		{"SELECT 1 FROM nodes WHERE inode IN (SELECT inode FROM edges WHERE parent = $1) FOR UPDATE", "", "", ""},
+		// An upsert's rows hold the parameters of its conflict target.
+		{"INSERT INTO ev (task_id, k, v) SELECT $1::bigint, i.k, i.v FROM unnest($2::text[], $3::text[]) i(k, v) ON CONFLICT (task_id, k) DO UPDATE SET v = EXCLUDED.v", "", "task_id=1", ""},
+		{"INSERT INTO ev (task_id, k, v) VALUES ($1, $2, 1), ($1, $3, 2) ON CONFLICT (task_id, k) DO UPDATE SET v = EXCLUDED.v", "", "task_id=1", ""},
+		{"INSERT INTO ev (task_id, k, v) VALUES ($1, $2, 1), ($4, $3, 2) ON CONFLICT (task_id, k) DO UPDATE SET v = EXCLUDED.v", "", "", ""},
+		// A column outside the conflict target says nothing of the row
+		// that conflicts.
+		{"INSERT INTO ev (id, task_id) SELECT unnest($2::bigint[]), $1 ON CONFLICT (id) DO UPDATE SET task_id = EXCLUDED.task_id", "", "", ""},
+	}
+	for _, tt := range tests {
+		a := Analyze(tt.sql)
+		if a.Err != nil {
+			t.Errorf("Analyze(%q): %v", tt.sql, a.Err)
+			continue
+		}
+		var rs *RowSet
+		for i := range a.Effects {
+			if a.Effects[i].Kind == Acquire && a.Effects[i].Lock.Kind == Row {
+				rs = &a.Effects[i].Rows
+				break
+			}
+		}
+		if rs == nil {
+			t.Errorf("Analyze(%q): no row lock", tt.sql)
+			continue
+		}
+		if rs.GateShape != tt.shape || rs.EqParams != tt.eqParams || rs.SetParams != tt.setParams {
+			t.Errorf("Analyze(%q): shape %q, eq %q, set %q; want %q, %q, %q", tt.sql, rs.GateShape, rs.EqParams, rs.SetParams, tt.shape, tt.eqParams, tt.setParams)
+		}
+	}
+}
+
 func TestIsKeyColumn(t *testing.T) {
 	tests := []struct {
 		table, col string

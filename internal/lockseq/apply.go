@@ -73,7 +73,13 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 					inner = append(inner, mapped[g])
 				}
 			}
-			fa.edge(h, w, fa.events[w], false, st, inner)
+			var innerKeyed []KeyedRef
+			for _, k := range p.Keyed {
+				if k.Event < len(mapped) {
+					innerKeyed = append(innerKeyed, KeyedRef{Event: mapped[k.Event], Gate: k.Gate})
+				}
+			}
+			fa.edge(h, w, fa.events[w], false, st, inner, innerKeyed)
 		}
 	}
 	for i, inv := range sum.Invokes {

@@ -126,6 +126,15 @@ type fnAnalysis struct {
 	// the callee's events surely held when the callee requests them
 	// (Event.Guards).
 	innerGuards map[int][]int
+	// keyVals are the columns of each row lock's predicate and the
+	// values compared with them; scopedIn the keyed gates of the copies
+	// of a callee's events that the callee found (Event.Scoped). See
+	// keyed.go.
+	keyVals  map[int][]keyVal
+	scopedIn map[int][]Scope
+	// unitGates are, while the edges from one SQL unit's earlier locks
+	// are drawn (request), the unit's locks taken before the held one.
+	unitGates []int
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -232,6 +241,7 @@ func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
 		return true
 	}
 	for i, v := range ret.Results {
+		v = spilledResult(ret, v)
 		c, isConst := v.(*ssa.Const)
 		t := res.At(i).Type()
 		switch {
@@ -244,6 +254,42 @@ func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
 		}
 	}
 	return true
+}
+
+// spilledResult returns the value a return statement really returns as v:
+// in a function with a defer, SSA stores the results into locals before
+// running the deferred calls and returns loads of them (return items, nil
+// returns *t2, where t2 was just set to nil).
+func spilledResult(ret *ssa.Return, v ssa.Value) ssa.Value {
+	res := ret.Parent().Signature.Results()
+	named := res.Len() > 0 && res.At(0).Name() != ""
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return v
+	}
+	slot, ok := load.X.(*ssa.Alloc)
+	if !ok {
+		return v
+	}
+	instrs := ret.Block().Instrs
+	for i := slices.Index(instrs, ssa.Instruction(load)) - 1; i >= 0; i-- {
+		switch x := instrs[i].(type) {
+		case *ssa.Store:
+			if x.Addr == slot {
+				return x.Val
+			}
+		case *ssa.RunDefers:
+			if named {
+				// A deferred closure may set a named result.
+				return v
+			}
+		case *ssa.Call:
+			if named {
+				return v
+			}
+		}
+	}
+	return v
 }
 
 // passedOn reports whether the error v that ret returns is a call's error
@@ -537,6 +583,7 @@ func (fa *fnAnalysis) finish(exit, okExit *state) {
 	})
 	for i, e := range fa.events {
 		e.Guards = fa.guardEvents(i)
+		e.Scoped = fa.scopes(i)
 		fa.sum.Events = append(fa.sum.Events, *e)
 	}
 	fa.sum.Tries = fa.tryResults()

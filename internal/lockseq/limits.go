@@ -77,10 +77,16 @@ type eventSig struct {
 	conn   Ref
 	hold   Hold
 	rows   RowInfo
+	// scoped tells apart events with different keyed gates (Scoped).
+	scoped string
 }
 
 func sigOf(e *Event) eventSig {
-	return eventSig{lock: e.Lock, tx: e.Tx, txKind: e.TxKind, conn: e.Conn, hold: e.Hold, rows: e.Rows}
+	sig := eventSig{lock: e.Lock, tx: e.Tx, txKind: e.TxKind, conn: e.Conn, hold: e.Hold, rows: e.Rows}
+	if len(e.Scoped) > 0 {
+		sig.scoped = fmt.Sprint(e.Scoped)
+	}
+	return sig
 }
 
 // compactAbove is the number of events above which a summary is compacted.
@@ -124,6 +130,18 @@ func (fa *fnAnalysis) compact() {
 		fa.limit(fmt.Sprintf("takes more than %d distinct locks; its callers see the first %d (%d left out)", maxEvents, maxEvents, dropped))
 	}
 	s.Events = events
+	for i := range s.Events {
+		// The events they name moved too.
+		e := &s.Events[i]
+		e.Guards = remap(e.Guards, idx)
+		var scoped []Scope
+		for _, sc := range e.Scoped {
+			if sc.Event < len(idx) && idx[sc.Event] >= 0 {
+				scoped = append(scoped, Scope{Event: idx[sc.Event], Cols: sc.Cols})
+			}
+		}
+		e.Scoped = scoped
+	}
 	s.Exit = remap(s.Exit, idx)
 	s.Surely = remap(s.Surely, idx)
 	pairs := s.Pairs[:0]
@@ -134,6 +152,14 @@ func (fa *fnAnalysis) compact() {
 			continue
 		}
 		seen[[2]int{p.Held, p.Wanted}] = true
+		p.Gates = remap(p.Gates, idx)
+		var keyed []KeyedRef
+		for _, k := range p.Keyed {
+			if k.Event < len(idx) && idx[k.Event] >= 0 {
+				keyed = append(keyed, KeyedRef{Event: idx[k.Event], Gate: k.Gate})
+			}
+		}
+		p.Keyed = keyed
 		pairs = append(pairs, p)
 	}
 	s.Pairs = pairs

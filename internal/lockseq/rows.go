@@ -27,6 +27,12 @@ type RowInfo struct {
 	// "p1" when WHERE id = $1 AND warehouse_id = $2 binds $2 to parameter
 	// 1. Every row it locks has that value in that column.
 	Scope string
+	// Cols lists the columns of the predicate compared with a value a
+	// caller can name (a parameter, a field of one, a constant), as
+	// "col=p1.RunID" for an equality and "col~p2" for = ANY of a set:
+	// the callers' copies map them to their own values (keyed gates).
+	// Entries are separated by colSep.
+	Cols string
 	// Pending marks an unordered multi-row write (UPDATE, DELETE, upsert)
 	// run on a handle that is a transaction only if the caller's is: the
 	// caller that makes it one reports it.
@@ -136,11 +142,16 @@ func (fa *fnAnalysis) inScope(ev int, key string) bool {
 	return slices.Contains(strings.Split(fa.events[ev].Rows.Scope, ","), key)
 }
 
+// maxOriginDepth bounds the steps origin takes back through loads, fields
+// and locals: enough for a field of a local copied from a field of an
+// embedded struct of a parameter (task := opts.Task; task.ID).
+const maxOriginDepth = 8
+
 // origin names where a Go value comes from, in the function's terms (see
 // RowInfo.Key). Values computed from others (min, max, a swap that merges
 // two values in a φ) have no origin: the code chose their order.
 func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
-	if v == nil || depth > 4 {
+	if v == nil || depth > maxOriginDepth {
 		return ""
 	}
 	if c := goConst(v); c != "" {
@@ -169,6 +180,13 @@ func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
 		}
 		return "p" + strconv.Itoa(len(fa.fn.Params)+i)
 	case *ssa.Field:
+		if o := fa.origin(x.X, depth+1); o != "" {
+			return o + "." + fieldName(x.X.Type(), x.Field)
+		}
+	case *ssa.FieldAddr:
+		// The address of a field of a value with an origin: the field
+		// of an embedded struct (opts.Task, promoted through
+		// opts.BaseOpts) is read through it.
 		if o := fa.origin(x.X, depth+1); o != "" {
 			return o + "." + fieldName(x.X.Type(), x.Field)
 		}
@@ -409,6 +427,8 @@ func (fa *fnAnalysis) underGate(f RowFinding) bool {
 			// executions that lock the same rows lock the same
 			// parent first.
 			return true
+		case fa.underKeyedGate(f, g):
+			return true
 		}
 	}
 	return false
@@ -517,6 +537,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 	}
 	out.Rows.Scope = strings.Join(scope, ",")
 	out.Rows.Pending = false
+	fa.mapKeyVals(i, ev, vals, before)
 	if ev.Rows.Pending {
 		switch out.Hold {
 		case HoldCond:

@@ -160,6 +160,9 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 					dollar = lockmodel.Dollar(text)
 				}
 				fa.events[ev].Path[len(fa.events[ev].Path)-1].SQL = dollar // replayed by reproducers, with $n markers
+				if eff.Lock.Kind == lockmodel.Row {
+					fa.setKeyVals(ev, eff.Rows, keys)
+				}
 				idx++
 				fa.checkRows(site, ev, eff, keys, statements > 1 || len(texts) > 1, st)
 				// One statement takes its locks one after the other (its
@@ -379,16 +382,23 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 		return
 	}
 	for _, h := range held {
-		fa.edge(h, w, want, false, st, nil)
+		fa.edge(h, w, want, false, st, nil, nil)
 	}
-	for _, h := range unitHeld {
+	for i, h := range unitHeld {
 		// Statements of one unit run on one connection, even on a pool.
-		fa.edge(h, w, want, true, st, nil)
+		// The unit's locks up to h are held from its start until it
+		// ends: gates of the pair (see gates).
+		fa.unitGates = unitHeld[:i+1]
+		fa.edge(h, w, want, true, st, nil, nil)
 	}
+	fa.unitGates = nil
 }
 
 // gates returns the locks surely held both when event h was requested and
-// now, when w is: taken before h and kept past w, they stand in front of the
+// now, when w is (and, for a pair within one statement or one unit of
+// statements sent together, the unit's table and advisory locks up to h:
+// the first lock of a multi-statement RENAME swap, ACCESS EXCLUSIVE on the
+// table, serialises two executions of it, whatever it locks next): taken before h and kept past w, they stand in front of the
 // pair. Two paths that both hold a gate that conflicts with itself (an
 // exclusive advisory lock, LOCK TABLE ... EXCLUSIVE, the parent row locked
 // FOR UPDATE first) cannot interleave between it and their own pair.
@@ -397,9 +407,18 @@ func (fa *fnAnalysis) request(w int, st *state, unitHeld []int) {
 // Pair.Gates): gates too, where they are held at all.
 func (fa *fnAnalysis) gates(h, w int, st *state, inner []int) []lockgraph.Lock {
 	var out []lockgraph.Lock
-	for _, g := range slices.Concat(fa.gateEvents(h, w, st), inner) {
+	unit := len(fa.gateEvents(h, w, st)) + len(inner)
+	for i, g := range slices.Concat(fa.gateEvents(h, w, st), inner, fa.unitGates) {
 		e := fa.events[g]
-		if g == h || g == w || e.Hold == HoldNone {
+		switch {
+		case g == w, i < unit && (g == h || e.Hold == HoldNone):
+			continue
+		case i >= unit && (!e.Lock.Waits && !e.Try || e.Lock.Class.IsRow() || !lockmodel.ModesConflict(e.Lock.Mode, e.Lock.Mode)):
+			// A lock of the unit gates its later pairs, h itself
+			// included, where it is one object (a table, an advisory
+			// key) in a mode that excludes itself: two executions of
+			// the unit both take it first. A row class stands for
+			// any row.
 			continue
 		}
 		l := e.Lock
@@ -451,7 +470,7 @@ func (fa *fnAnalysis) alreadyHeld(want *Event, held []int) bool {
 // edge when h surely holds, a pair for the callers when that depends on
 // them. inner are events that stand in front of the pair in a callee (see
 // Pair.Gates).
-func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inner []int) {
+func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inner []int, innerKeyed []KeyedRef) {
 	have := fa.events[h]
 	if h == w || have.Stmt == want.Stmt && h > w {
 		// A statement's earlier locks are held while it takes its later
@@ -471,22 +490,24 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inne
 		// Whether the first lock is held at all is for the callers
 		// to say; and a callback's pair is drawn where it runs, with
 		// what its runner holds around it (a gate it takes first).
-		fa.pair(Pair{Held: h, Wanted: w}, st, inner)
+		fa.pair(Pair{Held: h, Wanted: w}, st, inner, innerKeyed)
 		return
 	}
 	if have.Lock.Class.Parametric() || want.Lock.Class.Parametric() {
 		// Callers that pass constants for the key see the edge between
 		// the real keys; here it is drawn with the key unknown.
-		fa.pair(Pair{Held: h, Wanted: w, Drawn: true}, st, inner)
+		fa.pair(Pair{Held: h, Wanted: w, Drawn: true}, st, inner, innerKeyed)
 	}
 	if !want.Lock.Waits {
 		return
 	}
 	gates := fa.gates(h, w, st, inner)
+	keyed := fa.heldKeyed(mergeKeyed(fa.keyedGates(h, w, st), innerKeyed))
 	if e, ok := fa.edges[[2]int{h, w}]; ok {
 		// Seen again on another path or round: a gate is one only if
 		// it stands on every path.
 		e.Gates = slices.DeleteFunc(e.Gates, func(g lockgraph.Lock) bool { return !slices.Contains(gates, g) })
+		e.Keyed = slices.DeleteFunc(e.Keyed, func(g lockgraph.KeyedGate) bool { return !slices.Contains(keyed, g) })
 		return
 	}
 	held, wanted := have.Lock, want.Lock
@@ -498,6 +519,7 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inne
 		HeldPath: have.Path, WantedPath: want.Path,
 		CrossConn: cross,
 		Gates:     gates,
+		Keyed:     keyed,
 	}
 	fa.edges[[2]int{h, w}] = e
 	fa.a.Edges = append(fa.a.Edges, e)
@@ -508,18 +530,21 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inne
 // pair records a pair for the callers to draw, with the events that stand
 // in front of it here (Pair.Gates): on every visit, so only those on every
 // path stay.
-func (fa *fnAnalysis) pair(p Pair, st *state, inner []int) {
+func (fa *fnAnalysis) pair(p Pair, st *state, inner []int, innerKeyed []KeyedRef) {
 	key := [2]int{p.Held, p.Wanted}
 	gates := slices.Concat(fa.gateEvents(p.Held, p.Wanted, st), inner)
 	slices.Sort(gates)
 	gates = slices.Compact(gates)
+	keyed := mergeKeyed(fa.keyedGates(p.Held, p.Wanted, st), innerKeyed)
 	if old, ok := fa.pairs[key]; ok {
 		old.Gates = slices.DeleteFunc(old.Gates, func(g int) bool { return !slices.Contains(gates, g) })
+		old.Keyed = slices.DeleteFunc(old.Keyed, func(g KeyedRef) bool { return !slices.Contains(keyed, g) })
 		old.Drawn = old.Drawn || p.Drawn
 		fa.pairs[key] = old
 		return
 	}
 	p.Gates = gates
+	p.Keyed = keyed
 	fa.pairs[key] = p
 }
 

@@ -134,6 +134,18 @@ type Event struct {
 	// handle): the caller's row-order rules count them as guards where
 	// they are held at all.
 	Guards []int
+	// Scoped lists the function's events that are keyed gates of this
+	// one (see keyed.go): parent rows chosen by the values that choose
+	// this lock's rows. A caller that holds them where it copies this
+	// event counts them, even where the values are the function's own.
+	Scoped []Scope
+}
+
+// Scope names an event that is a keyed gate of another, and the columns of
+// the other's table that hold the gate's values (lockgraph.KeyedGate.Held).
+type Scope struct {
+	Event int
+	Cols  string
 }
 
 // Pair says that event Held may still be held when event Wanted is
@@ -149,6 +161,16 @@ type Pair struct {
 	// lockgraph.Edge.Gates): the caller that draws the edge counts them
 	// as gates where they are held at all.
 	Gates []int
+	// Keyed are the keyed gates that stand in front of the pair in the
+	// function (lockgraph.Edge.Keyed), resolved there; the caller that
+	// draws the edge counts those whose event it holds at all.
+	Keyed []KeyedRef
+}
+
+// KeyedRef is a keyed gate and the event that takes it.
+type KeyedRef struct {
+	Event int
+	Gate  lockgraph.KeyedGate
 }
 
 // Flow says that result Result of the function, at field path Path
