@@ -340,7 +340,7 @@ func importedInfo(pass *analysis.Pass) *PackageInfo {
 }
 
 // oneWitness keeps, of the edges imported from dependencies, one per lock
-// pair: classes, modes, kind of wait, connection and gates, which is all the
+// pair: classes, modes, kind of wait, connection, gates and keyed gates, which is all the
 // cycle search looks at. The package fact re-exports the edges of the whole
 // import closure (go vet passes package facts only along direct imports),
 // so keeping every function's witness would make facts, and the time to
@@ -352,7 +352,7 @@ func oneWitness(edges []*lockgraph.Edge) []*lockgraph.Edge {
 	seen := make(map[string]bool, len(edges))
 	out := edges[:0]
 	for _, e := range edges {
-		k := fmt.Sprint(e.Held, e.Wanted, e.CrossConn, e.Gates)
+		k := fmt.Sprint(e.Held, e.Wanted, e.CrossConn, e.Gates, e.Keyed)
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, e)
