@@ -81,11 +81,22 @@ type eventKey struct {
 	scope string
 }
 
-// fnAnalysis is the analysis of one function.
+// fnAnalysis is the analysis of one function. Its own fields are the
+// dataflow core: the events (lock requests, its own and its callees'), the
+// handles they are made on, what is surely held where, and the pairs and
+// edges drawn. The state of each other concern is a type of its own, in
+// that concern's file: the session-level locks and try-locks
+// (sessionLocks, session.go), the binding of statements' keys to Go values
+// and the keyed gates (keyBinding, keyed.go), and what the row-order rules
+// collect (rowRules, rows.go).
 type fnAnalysis struct {
-	a        *Analysis
-	fn       *ssa.Function
-	name     string
+	a    *Analysis
+	fn   *ssa.Function
+	name string
+	sessionLocks
+	keyBinding
+	rowRules
+
 	events   []*Event
 	eventPos []token.Pos
 	eventIdx map[eventKey]int
@@ -99,22 +110,7 @@ type fnAnalysis struct {
 	pairs     map[[2]int]Pair
 	sum       *Summary
 	sinks     map[string]int
-	unlocks   map[Unlock]bool
-	releases  map[Release]bool
-	leaks     map[int]bool
-	returned  map[[2]int]bool // session locks reported as leaked at a release
 	invokes   map[string]int
-	loops     *[]*rangeLoop // range loops in no defined order, found once
-	// rowCands are the row-order findings of the function's visits so
-	// far; rowVeto those a later visit withdrew (see vetoRows).
-	rowCands []RowFinding
-	rowVeto  map[string]bool
-	// builtKeys are the values of the $n of a statement an ORM built
-	// (sqlsite.Op.Keys), while it runs.
-	builtKeys []ssa.Value
-	// tries are the events of requests that never wait, and how the
-	// function learns whether they were granted (see trylock.go).
-	tries map[int]tryRef
 	// limited are the bounds reached (limits.go), each said once.
 	limited map[string]bool
 	// dispatched are the calls through interfaces met, counted once
@@ -122,38 +118,21 @@ type fnAnalysis struct {
 	dispatched map[token.Pos]bool
 	// callback caches callbackOnly: 0 unknown, 1 no, 2 yes.
 	callback int8
-	// innerGuards are, for the copies of a callee's events, the copies of
-	// the callee's events surely held when the callee requests them
-	// (Event.Guards).
-	innerGuards map[int][]int
-	// keyVals are the columns of each row lock's predicate and the
-	// values compared with them; scopedIn the keyed gates of the copies
-	// of a callee's events that the callee found (Event.Scoped). See
-	// keyed.go.
-	keyVals  map[int][]keyVal
-	scopedIn map[int][]Scope
-	// unitGates are, while the edges from one SQL unit's earlier locks
-	// are drawn (request), the unit's locks taken before the held one.
-	unitGates []int
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
 	return &fnAnalysis{
 		a: a, fn: fn, name: FuncName(fn),
-		eventIdx: map[eventKey]int{},
-		locals:   map[ssa.Value]Ref{},
-		sites:    map[ssa.Instruction]int{},
-		edges:    map[[2]int]*lockgraph.Edge{},
-		mustAt:   map[int]map[int]bool{},
-		pairs:    map[[2]int]Pair{},
-		sum:      &Summary{},
-		sinks:    map[string]int{},
-		unlocks:  map[Unlock]bool{},
-		releases: map[Release]bool{},
-		leaks:    map[int]bool{},
-		returned: map[[2]int]bool{},
-		invokes:  map[string]int{},
-		tries:    map[int]tryRef{},
+		sessionLocks: newSessionLocks(),
+		eventIdx:     map[eventKey]int{},
+		locals:       map[ssa.Value]Ref{},
+		sites:        map[ssa.Instruction]int{},
+		edges:        map[[2]int]*lockgraph.Edge{},
+		mustAt:       map[int]map[int]bool{},
+		pairs:        map[[2]int]Pair{},
+		sum:          &Summary{},
+		sinks:        map[string]int{},
+		invokes:      map[string]int{},
 	}
 }
 

@@ -12,6 +12,26 @@ import (
 	"github.com/pglockorder/pglockorder/internal/lockmodel"
 )
 
+// keyBinding ties the statements' keys to the Go values passed for them:
+// the $n of a statement an ORM built, while it runs (keys.go); the columns
+// of each row lock's predicate and the values compared with them, and the
+// keyed gates found in callees, from which a parent row locked first gates
+// the rows of later statements chosen by the same values; and, while the
+// edges from one SQL unit's earlier locks are drawn, the unit's own gates.
+type keyBinding struct {
+	// builtKeys are the values of the $n of a statement an ORM built
+	// (sqlsite.Op.Keys), while it runs.
+	builtKeys []ssa.Value
+	// keyVals are the columns of each row lock's predicate and the
+	// values compared with them; scopedIn the keyed gates of the copies
+	// of a callee's events that the callee found (Event.Scoped).
+	keyVals  map[int][]keyVal
+	scopedIn map[int][]Scope
+	// unitGates are, while the edges from one SQL unit's earlier locks
+	// are drawn (request), the unit's locks taken before the held one.
+	unitGates []int
+}
+
 // Keyed gates.
 //
 // A transaction that locks a parent row first (the run's executions row by

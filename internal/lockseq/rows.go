@@ -13,6 +13,23 @@ import (
 	"github.com/pglockorder/pglockorder/internal/lockmodel"
 )
 
+// rowRules is what the row-order rules collect over a function's visits:
+// their candidate findings, those a later visit withdrew, the range loops in
+// no defined order (loops.go), and the guards of the copies of callees'
+// events.
+type rowRules struct {
+	// loops are the range loops in no defined order, found once.
+	loops *[]*rangeLoop
+	// rowCands are the row-order findings of the function's visits so
+	// far; rowVeto those a later visit withdrew (see vetoRows).
+	rowCands []RowFinding
+	rowVeto  map[string]bool
+	// innerGuards are, for the copies of a callee's events, the copies of
+	// the callee's events surely held when the callee requests them
+	// (Event.Guards).
+	innerGuards map[int][]int
+}
+
 // RowInfo is what an event knows about the rows its lock takes: the lock
 // model's row set, plus where the Go value bound to the key comes from.
 type RowInfo struct {
