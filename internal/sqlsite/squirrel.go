@@ -135,16 +135,40 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 }
 
 // squirrelPred renders a Where predicate: a constant string, or the
-// constant keys of an Eq map literal (sq.Eq{"id": id}).
+// constant keys of an Eq map literal (sq.Eq{"id": id}). A key whose value
+// is a slice is a set of rows, as squirrel renders it (id IN (...)).
 func squirrelPred(v ssa.Value) []string {
 	if s, ok := squirrelFragment(v); ok {
 		return []string{s}
 	}
 	var out []string
-	for _, k := range mapKeys(v) {
-		out = append(out, k+" = ?")
+	for _, e := range mapEntries(v) {
+		if isListValue(e.value) {
+			out = append(out, e.key+" IN ?")
+		} else {
+			out = append(out, e.key+" = ?")
+		}
 	}
 	return out
+}
+
+// isListValue reports whether v, a value stored in an interface, holds a
+// slice or an array (not bytes): the builders expand it into a list.
+func isListValue(v ssa.Value) bool {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	var elem types.Type
+	switch t := v.Type().Underlying().(type) {
+	case *types.Slice:
+		elem = t.Elem()
+	case *types.Array:
+		elem = t.Elem()
+	default:
+		return false
+	}
+	b, ok := elem.Underlying().(*types.Basic)
+	return !ok || b.Kind() != types.Byte
 }
 
 // squirrelFragment returns the SQL text of a raw fragment: a constant
@@ -168,6 +192,22 @@ func squirrelFragment(v ssa.Value) (string, bool) {
 // mapKeys returns the constant keys, sorted, of a map literal passed as an
 // interface (sq.Eq{"id": id}, GORM's map[string]any{"balance": b}).
 func mapKeys(v ssa.Value) []string {
+	var out []string
+	for _, e := range mapEntries(v) {
+		out = append(out, e.key)
+	}
+	return out
+}
+
+// mapEntry is one constant key of a map literal and the value stored at it.
+type mapEntry struct {
+	key   string
+	value ssa.Value
+}
+
+// mapEntries returns the entries with constant keys, sorted by key, of a
+// map literal passed as an interface.
+func mapEntries(v ssa.Value) []mapEntry {
 	mi, ok := v.(*ssa.MakeInterface)
 	if !ok {
 		return nil
@@ -176,14 +216,14 @@ func mapKeys(v ssa.Value) []string {
 	if !ok {
 		return nil
 	}
-	var out []string
+	var out []mapEntry
 	for _, ref := range *mm.Referrers() {
 		if u, ok := ref.(*ssa.MapUpdate); ok && u.Map == mm {
 			if k, ok := constString(u.Key); ok {
-				out = append(out, k)
+				out = append(out, mapEntry{k, u.Value})
 			}
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
 	return out
 }

@@ -1,0 +1,51 @@
+package rows // want package:"sql=true edges=[0-9]+"
+
+// Sets of rows locked with squirrel's Eq maps: a slice value is a list of
+// keys (squirrel renders id IN (...)), a set in no defined order.
+
+import (
+	"context"
+	"database/sql"
+
+	sq "github.com/Masterminds/squirrel"
+)
+
+var psql = sq.StatementBuilder.PlaceholderFormat(sq.Dollar)
+
+// HoldMany locks the caller's cars in the order the plan returns them: two
+// holds that overlap deadlock.
+func HoldMany(ctx context.Context, tx *sql.Tx, ids []int64) error { // want HoldMany:`locks\(.*row:cars FOR UPDATE`
+	rows, err := psql.Select("id").From("cars").
+		Where(sq.Eq{"id": ids, "status": "available"}).
+		Suffix("FOR UPDATE").
+		RunWith(tx).QueryContext(ctx) // want `unordered multi-row lock: SELECT ... FOR UPDATE takes rows of cars`
+	if err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// HoldManyOrdered locks the same set in key order: silent.
+func HoldManyOrdered(ctx context.Context, tx *sql.Tx, ids []int64) error { // want HoldManyOrdered:`locks\(.*row:cars FOR UPDATE`
+	rows, err := psql.Select("id").From("cars").
+		Where(sq.Eq{"id": ids}).
+		OrderBy("id").
+		Suffix("FOR UPDATE").
+		RunWith(tx).QueryContext(ctx)
+	if err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// HoldOne locks one car by its key (a scalar in the Eq map): silent.
+func HoldOne(ctx context.Context, tx *sql.Tx, id int64, label []byte) error { // want HoldOne:`locks\(.*row:cars FOR UPDATE`
+	q, args, err := psql.Select("id").From("cars").
+		Where(sq.Eq{"id": id, "label": label}).
+		Suffix("FOR UPDATE").ToSql()
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, q, args...)
+	return err
+}
