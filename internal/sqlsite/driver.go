@@ -11,7 +11,9 @@
 package sqlsite
 
 import (
+	"go/constant"
 	"go/types"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -350,7 +352,45 @@ func (rs *Rules) Classify(call *ssa.CallCommon) Op {
 	case "BeginFunc", "BeginTxFunc":
 		// pgx v4 methods: conn.BeginFunc(ctx, f), pool.BeginTxFunc(ctx, opts, f).
 		op.Kind, op.Func = BeginFunc, len(args)-1
+	case "CopyFrom":
+		return copyFrom(op, sig)
 	}
+	return op
+}
+
+// copyFrom models pgx's CopyFrom(ctx, pgx.Identifier{"t"}, []string{cols},
+// rows), on a connection, pool or transaction or through an interface that
+// declares it, as the INSERT it stands for: COPY FROM takes the table's
+// ROW EXCLUSIVE lock and checks each row's foreign keys as an INSERT does.
+// A table name that is not a literal leaves the call unmodelled.
+func copyFrom(op Op, sig *types.Signature) Op {
+	params := sig.Params()
+	if params.Len() != 4 || len(op.Args) != 4 || !isContext(params.At(0).Type()) {
+		return op
+	}
+	if pkg, name, ok := namedPath(params.At(1).Type()); !ok || (pkg != pkgPgx5 && pkg != pkgPgx4) || name != "Identifier" {
+		return op
+	}
+	parts := constStrings(op.Args[1])
+	if len(parts) == 0 {
+		return op
+	}
+	table := strings.Join(parts, ".")
+	text := "INSERT INTO " + table + " DEFAULT VALUES"
+	if cols := constStrings(op.Args[2]); len(cols) > 0 {
+		marks := make([]string, len(cols))
+		for i := range cols {
+			marks[i] = "$" + strconv.Itoa(i+1)
+		}
+		text = "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(marks, ", ") + ")"
+	}
+	via := "CopyFrom"
+	text = "/* " + via + ", as rebuilt by pglockorder */ " + text
+	op.Kind = Query
+	op.Query = len(op.Args)
+	op.Params = -1
+	op.Args = append(append([]ssa.Value(nil), op.Args...), ssa.NewConst(constant.MakeString(text), types.Typ[types.String]))
+	op.Via = via
 	return op
 }
 
