@@ -551,6 +551,8 @@ func (rs *Rules) libraryKind(t types.Type) HandleKind {
 		}
 	case pkgXorm:
 		return xormKind(name)
+	case pkgGoqu:
+		return goquKind(name)
 	case pkgBeego, pkgBeegoV1:
 		return beegoKind(pkg, name)
 	}
@@ -569,6 +571,8 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 		return rs.classifyBun(op, fn, recv)
 	case pkgSquirrel:
 		return rs.classifySquirrel(op, fn, recv)
+	case pkgGoqu, pkgGoquExec:
+		return rs.classifyGoqu(op, fn, recv)
 	case pkgXorm:
 		return rs.classifyXorm(op, fn, recv, call)
 	case pkgBeego, pkgBeegoV1:
@@ -585,7 +589,7 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 // isLibraryPackage reports whether path is a package of a modelled
 // library (or one of its sub-packages, such as gorm.io/gorm/clause).
 func isLibraryPackage(path string) bool {
-	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1} {
+	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgGoqu, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1} {
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}
@@ -648,6 +652,9 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 		return r.value(c.Call.Args[i], depth+1), true
 	}
 	if s, ok := squirrelToSQL(c); ok {
+		return single(constNode(s)), true
+	}
+	if s, ok := goquToSQL(c); ok {
 		return single(constNode(s)), true
 	}
 	return alts{}, false

@@ -206,13 +206,9 @@ type mapEntry struct {
 }
 
 // mapEntries returns the entries with constant keys, sorted by key, of a
-// map literal passed as an interface.
+// map literal (also one passed as an interface).
 func mapEntries(v ssa.Value) []mapEntry {
-	mi, ok := v.(*ssa.MakeInterface)
-	if !ok {
-		return nil
-	}
-	mm, ok := mi.X.(*ssa.MakeMap)
+	mm, ok := stripConversions(v).(*ssa.MakeMap)
 	if !ok {
 		return nil
 	}
