@@ -267,6 +267,13 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 		if c, ok := v.Tuple.(*ssa.Call); ok {
 			return r.call(c, v.Index, depth)
 		}
+		if l, ok := v.Tuple.(*ssa.Lookup); ok && v.Index == 0 {
+			return r.lookup(l, depth)
+		}
+	case *ssa.Lookup:
+		if !v.CommaOk {
+			return r.lookup(v, depth)
+		}
 	}
 	return unknown(describe(v))
 }
