@@ -330,6 +330,12 @@ func (rs *Rules) Classify(call *ssa.CallCommon) Op {
 	case "Conn", "Acquire":
 		if sig.Results().Len() > 0 && rs.KindOf(sig.Results().At(0).Type()) == Conn {
 			op.Kind = Acquire
+			if name == "Conn" && (op.RecvKind == Conn || op.RecvKind == Tx) {
+				// pgxpool.Conn.Conn() and pgx.Tx.Conn() return the
+				// connection they already run on: the same session
+				// (and, for a transaction, inside it), not a new one.
+				op.Kind = Chain
+			}
 		}
 	case "Release":
 		op.Kind = Release
