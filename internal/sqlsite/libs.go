@@ -578,6 +578,9 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 	case pkgBeego, pkgBeegoV1:
 		return rs.classifyBeego(op, fn, recv)
 	}
+	if isScanyPackage(fn.Pkg().Path()) {
+		return rs.classifyScany(op, fn)
+	}
 	if recv != nil {
 		if _, ok := entGenerated(recv.Type()); ok {
 			return rs.classifyEnt(op, fn, recv)
@@ -589,7 +592,7 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 // isLibraryPackage reports whether path is a package of a modelled
 // library (or one of its sub-packages, such as gorm.io/gorm/clause).
 func isLibraryPackage(path string) bool {
-	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgGoqu, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1} {
+	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgGoqu, pkgScany, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1} {
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}
