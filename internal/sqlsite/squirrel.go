@@ -101,9 +101,9 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 				st.table = firstWord(s)
 			}
 		case "Where":
-			if w := squirrelPred(l.args[0]); len(w) > 0 {
-				st.where = append(st.where, w...)
-			} else {
+			w, ok := squirrelPred(l.args[0])
+			st.where = append(st.where, w...)
+			if !ok {
 				st.unknown = true
 			}
 		case "OrderBy":
@@ -135,22 +135,58 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 }
 
 // squirrelPred renders a Where predicate: a constant string, or the
-// constant keys of an Eq map literal (sq.Eq{"id": id}). A key whose value
-// is a slice is a set of rows, as squirrel renders it (id IN (...)).
-func squirrelPred(v ssa.Value) []string {
+// constant keys of a condition map literal: sq.Eq{"id": id} (a slice value
+// is a set of rows, id IN (...), as squirrel renders it), sq.Gt, sq.GtOrEq,
+// sq.Lt and sq.LtOrEq (comparisons), and sq.And of those. It reports false
+// when part of it cannot be rendered (sq.Or, sq.NotEq, sq.Like, ...): the
+// rows it picks are then unknown.
+func squirrelPred(v ssa.Value) ([]string, bool) {
 	if s, ok := squirrelFragment(v); ok {
-		return []string{s}
+		return []string{s}, true
+	}
+	x := stripConversions(v)
+	_, name, _ := namedPath(x.Type())
+	if pkg, _, ok := namedPath(x.Type()); !ok || pkg != pkgSquirrel {
+		return nil, false
+	}
+	if name == "And" {
+		elems, ok := variadicElems(x)
+		if !ok {
+			return nil, false
+		}
+		var out []string
+		all := true
+		for _, e := range elems {
+			w, ok := squirrelPred(e)
+			out = append(out, w...)
+			all = all && ok
+		}
+		return out, all
+	}
+	op, ok := squirrelOps[name]
+	if !ok {
+		return nil, false
+	}
+	entries := mapEntries(x)
+	if len(entries) == 0 {
+		return nil, false
 	}
 	var out []string
-	for _, e := range mapEntries(v) {
-		if isListValue(e.value) {
+	for _, e := range entries {
+		switch {
+		case op == "=" && isListValue(e.value):
 			out = append(out, e.key+" IN ?")
-		} else {
-			out = append(out, e.key+" = ?")
+		case op == "=" && isNilConst(stripInterface(e.value)):
+			out = append(out, e.key+" IS NULL")
+		default:
+			out = append(out, e.key+" "+op+" ?")
 		}
 	}
-	return out
+	return out, true
 }
+
+// squirrelOps maps squirrel's condition maps to their operator.
+var squirrelOps = map[string]string{"Eq": "=", "Gt": ">", "GtOrEq": ">=", "Lt": "<", "LtOrEq": "<="}
 
 // isListValue reports whether v, a value stored in an interface, holds a
 // slice or an array (not bytes): the builders expand it into a list.

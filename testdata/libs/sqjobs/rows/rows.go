@@ -49,3 +49,29 @@ func HoldOne(ctx context.Context, tx *sql.Tx, id int64, label []byte) error { //
 	_, err = tx.ExecContext(ctx, q, args...)
 	return err
 }
+
+// HoldNewer locks the cars past a key: a range (sq.Gt), several rows in no
+// defined order.
+func HoldNewer(ctx context.Context, tx *sql.Tx, after int64) error { // want HoldNewer:`locks\(.*row:vans FOR UPDATE`
+	rows, err := psql.Select("id").From("vans").
+		Where(sq.And{sq.Gt{"id": after}, sq.LtOrEq{"id": after + 100}}).
+		Suffix("FOR UPDATE").
+		RunWith(tx).QueryContext(ctx) // want `unordered multi-row lock: SELECT ... FOR UPDATE takes rows of vans`
+	if err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// HoldFleet locks one fleet's available trucks: equalities on columns that
+// are no key pick the rows by one predicate, in one plan's order. Silent.
+func HoldFleet(ctx context.Context, tx *sql.Tx, fleetID int64) error { // want HoldFleet:`locks\(.*row:trucks FOR UPDATE`
+	rows, err := psql.Select("id").From("trucks").
+		Where(sq.And{sq.Eq{"fleet_id": fleetID}, sq.Eq{"status": "available"}}).
+		Suffix("FOR UPDATE").
+		RunWith(tx).QueryContext(ctx)
+	if err != nil {
+		return err
+	}
+	return rows.Close()
+}
