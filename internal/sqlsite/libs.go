@@ -660,6 +660,9 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 	if s, ok := goquToSQL(c); ok {
 		return single(constNode(s)), true
 	}
+	if t, ok := r.pqText(c); ok {
+		return t, true
+	}
 	return alts{}, false
 }
 
