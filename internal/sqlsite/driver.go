@@ -318,6 +318,7 @@ func (rs *Rules) Classify(call *ssa.CallCommon) Op {
 	case "Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext":
 		if i := queryIndex(sig); i >= 0 {
 			op.Kind, op.Query, op.Params = Query, i, i+1
+			op = pgxNamedArgs(op)
 		}
 	case "Begin", "BeginTx":
 		if sig.Results().Len() > 0 && rs.KindOf(sig.Results().At(0).Type()) == Tx {
@@ -444,4 +445,113 @@ func sqlKind(name string) HandleKind {
 		return Tx
 	}
 	return NotHandle
+}
+
+// pgxNamedArgs rewrites a constant query run with pgx's named arguments
+// (tx.Exec(ctx, "... WHERE id = @id", pgx.NamedArgs{"id": id})) the way
+// pgx sends it: each distinct @name becomes $n in order of first use, and
+// the map's values are the statement's keys. PostgreSQL would read @id as
+// the absolute value of a column id, so the text is not left as written.
+func pgxNamedArgs(op Op) Op {
+	if op.Params < 0 || op.Params >= len(op.Args) || op.Query < 0 {
+		return op
+	}
+	elems, ok := variadicElems(op.Args[op.Params])
+	if !ok || len(elems) != 1 {
+		return op
+	}
+	m := stripConversions(elems[0])
+	pkg, name, ok := namedPath(m.Type())
+	if !ok || pkg != pkgPgx5 || name != "NamedArgs" && name != "StrictNamedArgs" {
+		return op
+	}
+	text, ok := constString(op.Args[op.Query])
+	if !ok {
+		return op
+	}
+	rewritten, names := rewriteNamed(text)
+	if len(names) == 0 {
+		return op
+	}
+	values := map[string]ssa.Value{}
+	for _, e := range mapEntries(m) {
+		values[e.key] = stripInterface(e.value)
+	}
+	keys := make([]ssa.Value, len(names))
+	for i, n := range names {
+		if keys[i] = values[n]; keys[i] == nil {
+			keys = nil // a value set at run time: no keys
+			break
+		}
+	}
+	op.Args = append(append([]ssa.Value(nil), op.Args...), ssa.NewConst(constant.MakeString(rewritten), types.Typ[types.String]))
+	op.Query = len(op.Args) - 1
+	op.Params = -1
+	op.Keys = keys
+	return op
+}
+
+// rewriteNamed replaces pgx's @name placeholders, outside string literals,
+// quoted identifiers and comments, by $1, $2, ... (one per distinct name),
+// and returns the names in that order.
+func rewriteNamed(sql string) (string, []string) {
+	var (
+		b     strings.Builder
+		names []string
+		index = map[string]int{}
+	)
+	isStart := func(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	isPart := func(c byte) bool { return isStart(c) || '0' <= c && c <= '9' }
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(sql) {
+				if sql[j] == c {
+					if j+1 < len(sql) && sql[j+1] == c {
+						j += 2 // a doubled quote
+						continue
+					}
+					break
+				}
+				j++
+			}
+			j = min(j+1, len(sql))
+			b.WriteString(sql[i:j])
+			i = j
+		case c == '-' && strings.HasPrefix(sql[i:], "--"):
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				j = len(sql) - i
+			}
+			b.WriteString(sql[i : i+j])
+			i += j
+		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
+			end := len(sql)
+			if j := strings.Index(sql[i+2:], "*/"); j >= 0 {
+				end = i + 2 + j + 2
+			}
+			b.WriteString(sql[i:end])
+			i = end
+		case c == '@' && i+1 < len(sql) && isStart(sql[i+1]):
+			j := i + 1
+			for j < len(sql) && isPart(sql[j]) {
+				j++
+			}
+			n := sql[i+1 : j]
+			k, seen := index[n]
+			if !seen {
+				names = append(names, n)
+				k = len(names)
+				index[n] = k
+			}
+			b.WriteString("$" + strconv.Itoa(k))
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String(), names
 }
