@@ -465,17 +465,24 @@ func pgxNamedArgs(op Op) Op {
 	if !ok || pkg != pkgPgx5 || name != "NamedArgs" && name != "StrictNamedArgs" {
 		return op
 	}
+	values := map[string]ssa.Value{}
+	for _, e := range mapEntries(m) {
+		values[e.key] = stripInterface(e.value)
+	}
+	return bindNamed(op, '@', values)
+}
+
+// bindNamed rewrites the constant query of op, whose placeholders are
+// marker-prefixed names, to $n placeholders, and binds the statement's keys
+// to the named values (all of them known, or none).
+func bindNamed(op Op, marker byte, values map[string]ssa.Value) Op {
 	text, ok := constString(op.Args[op.Query])
 	if !ok {
 		return op
 	}
-	rewritten, names := rewriteNamed(text)
+	rewritten, names := rewriteNamed(text, marker)
 	if len(names) == 0 {
 		return op
-	}
-	values := map[string]ssa.Value{}
-	for _, e := range mapEntries(m) {
-		values[e.key] = stripInterface(e.value)
 	}
 	keys := make([]ssa.Value, len(names))
 	for i, n := range names {
@@ -491,10 +498,11 @@ func pgxNamedArgs(op Op) Op {
 	return op
 }
 
-// rewriteNamed replaces pgx's @name placeholders, outside string literals,
-// quoted identifiers and comments, by $1, $2, ... (one per distinct name),
-// and returns the names in that order.
-func rewriteNamed(sql string) (string, []string) {
+// rewriteNamed replaces named placeholders (pgx's @name, sqlx's :name),
+// outside string literals, quoted identifiers and comments, by $1, $2, ...
+// (one per distinct name), and returns the names in that order. A "::"
+// cast is no placeholder.
+func rewriteNamed(sql string, marker byte) (string, []string) {
 	var (
 		b     strings.Builder
 		names []string
@@ -534,7 +542,10 @@ func rewriteNamed(sql string) (string, []string) {
 			}
 			b.WriteString(sql[i:end])
 			i = end
-		case c == '@' && i+1 < len(sql) && isStart(sql[i+1]):
+		case c == ':' && marker == ':' && i+1 < len(sql) && sql[i+1] == ':':
+			b.WriteString("::")
+			i += 2
+		case c == marker && i+1 < len(sql) && isStart(sql[i+1]):
 			j := i + 1
 			for j < len(sql) && isPart(sql[j]) {
 				j++

@@ -21,10 +21,19 @@ func TestRewriteNamed(t *testing.T) {
 		{"SELECT 'unterminated @x", "SELECT 'unterminated @x", nil},
 	}
 	for _, tt := range tests {
-		got, names := rewriteNamed(tt.in)
+		got, names := rewriteNamed(tt.in, '@')
 		if got != tt.want || !slices.Equal(names, tt.names) {
 			t.Errorf("rewriteNamed(%q) = %q, %q; want %q, %q", tt.in, got, names, tt.want, tt.names)
 		}
+	}
+}
+
+// TestRewriteColonNamed checks sqlx's :name placeholders, next to casts.
+func TestRewriteColonNamed(t *testing.T) {
+	got, names := rewriteNamed("UPDATE t SET a = :a::int, b = ':b' WHERE id = :id AND x::text = :a", ':')
+	want := "UPDATE t SET a = $1::int, b = ':b' WHERE id = $2 AND x::text = $1"
+	if got != want || !slices.Equal(names, []string{"a", "id"}) {
+		t.Errorf("rewriteNamed = %q, %q; want %q, [a id]", got, names, want)
 	}
 }
 
@@ -35,7 +44,7 @@ func FuzzRewriteNamed(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
-		got, names := rewriteNamed(sql)
+		got, names := rewriteNamed(sql, '@')
 		if !strings.Contains(sql, "@") && got != sql {
 			t.Errorf("%q rewritten to %q without a placeholder", sql, got)
 		}
