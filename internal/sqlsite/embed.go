@@ -384,9 +384,11 @@ func (r *resolver) lookup(l *ssa.Lookup, depth int) alts {
 	if !ok {
 		return unknown("a map element")
 	}
-	loaders := mapLoaders(g)
-	if len(loaders) == 0 {
-		return unknown("an element of map " + g.Name() + ", which is not filled from an embed.FS")
+	updates := mapUpdates(g)
+	loaders := mapLoaders(updates)
+	consts := constEntries(updates)
+	if len(loaders) == 0 && len(consts) == 0 {
+		return unknown("an element of map " + g.Name() + ", which is filled neither with constants nor from an embed.FS")
 	}
 	keys := r.value(l.Index, depth+1)
 	out := alts{unknown: keys.unknown, why: keys.why}
@@ -394,6 +396,29 @@ func (r *resolver) lookup(l *ssa.Lookup, depth int) alts {
 		out.why = "the map key is not constant: " + keys.why
 	}
 	for _, n := range keys.nodes {
+		if len(consts) > 0 {
+			if n.isString() {
+				i, found := slices.BinarySearchFunc(consts, n.Text, func(f File, name string) int { return strings.Compare(f.Name, name) })
+				if found {
+					out.nodes = append(out.nodes, constNode(consts[i].Text))
+					continue
+				}
+				if len(loaders) == 0 {
+					out.unknown, out.why = true, fmt.Sprintf("no entry %q in map %s", n.Text, g.Name())
+					continue
+				}
+			} else {
+				size := 0
+				for _, f := range consts {
+					size += len(f.Text)
+				}
+				if size > maxFilesSize {
+					out.unknown, out.why = true, fmt.Sprintf("an entry of map %s (%d bytes in all, more than the analysis carries to callers)", g.Name(), size)
+				} else {
+					out.nodes = append(out.nodes, Node{Op: OpFile, Args: []Node{n}, Files: consts})
+				}
+			}
+		}
 		for _, ld := range loaders {
 			if n.isString() {
 				found := false
@@ -462,13 +487,11 @@ func concatNodes(ns ...Node) Node {
 	return Node{Op: OpConcat, Args: args}
 }
 
-// mapLoaders finds how the package map g is filled from embedded files:
-// the map its initialiser's function returns, or g itself, updated in the
-// package's init with m[key] = string(data), where data is read from an
-// embed.FS package variable and key is a file's base name (fs.DirEntry's
-// or fs.FileInfo's Name, path.Base), also without its extension
-// (strings.TrimSuffix with a constant or with path.Ext of it).
-func mapLoaders(g *ssa.Global) []mapLoader {
+// mapUpdates returns the stores into the package map g made while the
+// package initialises: into the map its initialiser builds (a literal, or
+// the map a loader function of the package returns), or into g itself in
+// an init function.
+func mapUpdates(g *ssa.Global) []*ssa.MapUpdate {
 	if g.Pkg == nil {
 		return nil
 	}
@@ -489,20 +512,7 @@ func mapLoaders(g *ssa.Global) []mapLoader {
 			}
 		}
 	}
-	// The package initialiser runs the variables' initialisers and then
-	// the package's init functions (init#1, ...), which it calls.
-	fns := []*ssa.Function{init}
-	for _, b := range init.Blocks {
-		for _, instr := range b.Instrs {
-			if c, ok := instr.(*ssa.Call); ok {
-				if f := c.Call.StaticCallee(); f != nil && f.Pkg == g.Pkg && strings.HasPrefix(f.Name(), "init#") {
-					fns = append(fns, f)
-					fns = append(fns, f.AnonFuncs...)
-				}
-			}
-		}
-	}
-	for _, fn := range fns {
+	for _, fn := range initFuncs(g.Pkg, init) {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				switch x := instr.(type) {
@@ -530,6 +540,32 @@ func mapLoaders(g *ssa.Global) []mapLoader {
 			}
 		}
 	}
+	return updates
+}
+
+// initFuncs returns the package initialiser and the package's init
+// functions (init#1, ...), which it calls, with their closures.
+func initFuncs(pkg *ssa.Package, init *ssa.Function) []*ssa.Function {
+	fns := []*ssa.Function{init}
+	for _, b := range init.Blocks {
+		for _, instr := range b.Instrs {
+			if c, ok := instr.(*ssa.Call); ok {
+				if f := c.Call.StaticCallee(); f != nil && f.Pkg == pkg && strings.HasPrefix(f.Name(), "init#") {
+					fns = append(fns, f)
+					fns = append(fns, f.AnonFuncs...)
+				}
+			}
+		}
+	}
+	return fns
+}
+
+// mapLoaders finds how the package map g is filled from embedded files:
+// updates m[key] = string(data), where data is read from an embed.FS
+// package variable and key is a file's base name (fs.DirEntry's or
+// fs.FileInfo's Name, path.Base), also without its extension
+// (strings.TrimSuffix with a constant or with path.Ext of it).
+func mapLoaders(updates []*ssa.MapUpdate) []mapLoader {
 	var out []mapLoader
 	for _, u := range updates {
 		fsys, ok := embedRead(u.Value)
@@ -547,6 +583,24 @@ func mapLoaders(g *ssa.Global) []mapLoader {
 		out = append(out, mapLoader{fsys: fsys.Name(), set: set, ext: ext})
 	}
 	return out
+}
+
+// constEntries returns the entries of constant keys and constant texts
+// among the updates (a map literal of queries), sorted by key, as the
+// candidates of an OpFile node.
+func constEntries(updates []*ssa.MapUpdate) []File {
+	var out []File
+	for _, u := range updates {
+		k, ok := constString(u.Key)
+		if !ok {
+			continue
+		}
+		if v, ok := constString(u.Value); ok {
+			out = append(out, File{Name: k, Text: v})
+		}
+	}
+	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
+	return slices.CompactFunc(out, func(a, b File) bool { return a.Name == b.Name })
 }
 
 // embedRead returns the embed.FS package variable whose file v is the text
@@ -623,4 +677,71 @@ func isBaseName(v ssa.Value) bool {
 		return f.Name() == "Base"
 	}
 	return false
+}
+
+// globalField resolves field i of a package-level struct variable (var
+// queries = struct{ Lock string }{Lock: "SELECT ... FOR UPDATE"}) from the
+// stores to it while the package initialises.
+func (r *resolver) globalField(g *ssa.Global, field, depth int) alts {
+	init := g.Pkg.Func("init")
+	if init == nil {
+		return unknown("field " + fieldName(g.Type(), field) + " of package variable " + g.Name())
+	}
+	var out alts
+	found := false
+	for _, fn := range initFuncs(g.Pkg, init) {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				st, ok := instr.(*ssa.Store)
+				if !ok {
+					continue
+				}
+				var vals []ssa.Value
+				if fa, ok := st.Addr.(*ssa.FieldAddr); ok && fa.X == g && fa.Field == field {
+					vals = append(vals, st.Val) // g.f = v
+				}
+				if st.Addr == g {
+					vals = append(vals, literalField(st.Val, field)...) // g = T{f: v}
+				}
+				for _, v := range vals {
+					// In init's terms: its parameters mean nothing here.
+					top := r.top
+					r.top = nil
+					out = union(out, r.value(v, depth+1))
+					r.top = top
+					found = true
+				}
+			}
+		}
+	}
+	if !found {
+		return unknown("field " + fieldName(g.Type(), field) + " of package variable " + g.Name() + ", which is not initialised")
+	}
+	return out
+}
+
+// literalField returns the values stored into field i of the struct
+// composite literal v loads (*t, with t a local the literal fills).
+func literalField(v ssa.Value, field int) []ssa.Value {
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	alloc, ok := load.X.(*ssa.Alloc)
+	if !ok {
+		return nil
+	}
+	var out []ssa.Value
+	for _, ref := range *alloc.Referrers() {
+		fa, ok := ref.(*ssa.FieldAddr)
+		if !ok || fa.X != alloc || fa.Field != field {
+			continue
+		}
+		for _, r2 := range *fa.Referrers() {
+			if st, ok := r2.(*ssa.Store); ok && st.Addr == fa {
+				out = append(out, st.Val)
+			}
+		}
+	}
+	return out
 }

@@ -255,6 +255,10 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 				if t, ok := r.listElem(x, depth); ok {
 					return t
 				}
+			case *ssa.FieldAddr:
+				if g, ok := x.X.(*ssa.Global); ok {
+					return r.globalField(g, x.Field, depth)
+				}
 			}
 		}
 	case *ssa.Alloc:
