@@ -259,12 +259,15 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 				if g, ok := x.X.(*ssa.Global); ok {
 					return r.globalField(g, x.Field, depth)
 				}
+				return r.structField(x.X, x.Field)
 			}
 		}
 	case *ssa.Alloc:
 		// The address of a local variable (one a closure captures, say):
 		// any text stored into it.
 		return r.stores(v, depth)
+	case *ssa.Field:
+		return r.structField(v.X, v.Field)
 	case *ssa.Call:
 		return r.call(v, 0, depth)
 	case *ssa.Extract:
