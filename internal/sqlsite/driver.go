@@ -319,6 +319,7 @@ func (rs *Rules) Classify(call *ssa.CallCommon) Op {
 		if i := queryIndex(sig); i >= 0 {
 			op.Kind, op.Query, op.Params = Query, i, i+1
 			op = pgxNamedArgs(op)
+			op = builderArgs(op)
 		}
 	case "Begin", "BeginTx":
 		if sig.Results().Len() > 0 && rs.KindOf(sig.Results().At(0).Type()) == Tx {
@@ -565,4 +566,41 @@ func rewriteNamed(sql string, marker byte) (string, []string) {
 		}
 	}
 	return b.String(), names
+}
+
+// builderArgs binds the keys of a statement a query builder rendered
+// (q, args, err := builder.ToSql(), then tx.Exec(ctx, q, args...)): the
+// values the builder's conditions hold, in the order of the rendered
+// statement's $n, stand for the args slice, which is only known at run time.
+func builderArgs(op Op) Op {
+	if op.Params < 0 || op.Params >= len(op.Args) {
+		return op
+	}
+	ex, ok := op.Args[op.Params].(*ssa.Extract)
+	if !ok || ex.Index != 1 {
+		return op
+	}
+	c, ok := ex.Tuple.(*ssa.Call)
+	if !ok {
+		return op
+	}
+	fn := staticFunc(&c.Call)
+	if fn == nil || fn.Pkg() == nil || len(c.Call.Args) == 0 {
+		return op
+	}
+	var st *statement
+	switch {
+	case fn.Pkg().Path() == pkgSquirrel && fn.Name() == "ToSql":
+		st, _, ok = squirrelStatement(c.Call.Args[0])
+	case fn.Pkg().Path() == pkgGoqu && fn.Name() == "ToSQL" && goquDataset(c.Call.Args[0].Type()):
+		st, _, ok = goquStatement(c.Call.Args[0])
+	default:
+		return op
+	}
+	if !ok || st.noArgs || st.unknown || len(st.args) == 0 || st.raw != "" {
+		return op
+	}
+	op.Keys = st.args
+	op.Params = -1
+	return op
 }

@@ -101,8 +101,19 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 				st.table = firstWord(s)
 			}
 		case "Where":
-			w, ok := squirrelPred(l.args[0])
-			st.where = append(st.where, w...)
+			conds, ok := squirrelPred(l.args[0])
+			for _, c := range conds {
+				if c.args == nil && strings.Contains(c.text, "?") && len(l.args) > 1 {
+					// Where("account_id = ?", id): the values follow.
+					vals, known := variadicElems(l.args[1])
+					if !known {
+						st.noArgs = true
+					}
+					st.addWhere(c.text, vals...)
+					continue
+				}
+				st.addWhere(c.text, c.args...)
+			}
 			if !ok {
 				st.unknown = true
 			}
@@ -134,19 +145,27 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 	return st, runner, true
 }
 
+// squirrelCond is one condition of a Where, with the values of its ?
+// markers where the condition map holds them (nil for a raw fragment,
+// whose values follow it in the Where call).
+type squirrelCond struct {
+	text string
+	args []ssa.Value
+}
+
 // squirrelPred renders a Where predicate: a constant string, or the
 // constant keys of a condition map literal: sq.Eq{"id": id} (a slice value
 // is a set of rows, id IN (...), as squirrel renders it), sq.Gt, sq.GtOrEq,
 // sq.Lt and sq.LtOrEq (comparisons), and sq.And of those. It reports false
 // when part of it cannot be rendered (sq.Or, sq.NotEq, sq.Like, ...): the
 // rows it picks are then unknown.
-func squirrelPred(v ssa.Value) ([]string, bool) {
+func squirrelPred(v ssa.Value) ([]squirrelCond, bool) {
 	if s, ok := squirrelFragment(v); ok {
-		return []string{s}, true
+		return []squirrelCond{{text: s}}, true
 	}
 	x := stripConversions(v)
-	_, name, _ := namedPath(x.Type())
-	if pkg, _, ok := namedPath(x.Type()); !ok || pkg != pkgSquirrel {
+	pkg, name, ok := namedPath(x.Type())
+	if !ok || pkg != pkgSquirrel {
 		return nil, false
 	}
 	if name == "And" {
@@ -154,7 +173,7 @@ func squirrelPred(v ssa.Value) ([]string, bool) {
 		if !ok {
 			return nil, false
 		}
-		var out []string
+		var out []squirrelCond
 		all := true
 		for _, e := range elems {
 			w, ok := squirrelPred(e)
@@ -171,15 +190,16 @@ func squirrelPred(v ssa.Value) ([]string, bool) {
 	if len(entries) == 0 {
 		return nil, false
 	}
-	var out []string
+	var out []squirrelCond
 	for _, e := range entries {
+		val := stripInterface(e.value)
 		switch {
-		case op == "=" && isListValue(e.value):
-			out = append(out, e.key+" IN ?")
-		case op == "=" && isNilConst(stripInterface(e.value)):
-			out = append(out, e.key+" IS NULL")
+		case op == "=" && isListValue(val):
+			out = append(out, squirrelCond{e.key + " IN ?", []ssa.Value{val}})
+		case op == "=" && isNilConst(val):
+			out = append(out, squirrelCond{e.key + " IS NULL", []ssa.Value{}})
 		default:
-			out = append(out, e.key+" "+op+" ?")
+			out = append(out, squirrelCond{e.key + " " + op + " ?", []ssa.Value{val}})
 		}
 	}
 	return out, true

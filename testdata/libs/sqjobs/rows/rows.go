@@ -75,3 +75,31 @@ func HoldFleet(ctx context.Context, tx *sql.Tx, fleetID int64) error { // want H
 	}
 	return rows.Close()
 }
+
+// MoveParcels locks the shipment, then moves some of its parcels: the
+// UPDATE picks rows of that shipment only (its key is a value of the Eq
+// map, bound through ToSql's args), so the shipment row serialises the
+// calls that could overlap. Silent.
+func MoveParcels(ctx context.Context, tx *sql.Tx, shipmentID int64, parcelIDs []int64) error { // want MoveParcels:`locks\(.*row:shipments FOR UPDATE.*row:parcels FOR NO KEY UPDATE`
+	var id int64
+	if err := tx.QueryRowContext(ctx, "SELECT id FROM shipments WHERE id = $1 FOR UPDATE", shipmentID).Scan(&id); err != nil {
+		return err
+	}
+	q, args, err := psql.Update("parcels").Set("shipment_id", 0).Where(sq.Eq{"id": parcelIDs, "shipment_id": shipmentID}).ToSql()
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, q, args...)
+	return err
+}
+
+// MoveAnyParcels moves the caller's parcels without the shipment's lock:
+// unordered.
+func MoveAnyParcels(ctx context.Context, tx *sql.Tx, parcelIDs []int64) error { // want MoveAnyParcels:`locks\(.*row:parcels FOR NO KEY UPDATE`
+	q, args, err := psql.Update("parcels").Set("shipment_id", 0).Where(sq.Eq{"id": parcelIDs}).ToSql()
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, q, args...) // want `unordered multi-row lock: UPDATE takes rows of parcels`
+	return err
+}
