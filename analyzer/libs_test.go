@@ -11,7 +11,7 @@ import (
 
 // libs is the analysistest module of code written with ORMs and query
 // builders, compiled against the real libraries at released versions (see
-// its go.mod): sqlx, GORM, bun, squirrel, xorm and ent (whose code entc
+// its go.mod): sqlx, GORM, bun, squirrel, goqu, scany, xorm and ent (whose code entc
 // generated into entjobs/ent); and beego's ORM, v2 and v1, against
 // stand-ins of its API (stubs/), since the module proxy does not serve it.
 var libs = filepath.Join("..", "testdata", "libs")
@@ -20,7 +20,7 @@ var libs = filepath.Join("..", "testdata", "libs")
 // fixed form. ent's generated packages are analysed as their dependencies,
 // but not checked: nobody writes expectations into generated code.
 var libScenarios = []string{
-	"./sqlxjobs/...", "./gormjobs/...", "./gormrows", "./bunjobs/...", "./sqjobs/...", "./xormjobs/...",
+	"./sqlxjobs/...", "./gormjobs/...", "./gormrows", "./bunjobs/...", "./sqjobs/...", "./goqujobs/...", "./scanyjobs/...", "./xormjobs/...",
 	"./entjobs", "./entjobs/fixed", "./entjobs/rows", "./beegojobs/...", "./beegov1",
 }
 

@@ -11,7 +11,9 @@
 package sqlsite
 
 import (
+	"go/constant"
 	"go/types"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -316,6 +318,8 @@ func (rs *Rules) Classify(call *ssa.CallCommon) Op {
 	case "Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext":
 		if i := queryIndex(sig); i >= 0 {
 			op.Kind, op.Query, op.Params = Query, i, i+1
+			op = pgxNamedArgs(op)
+			op = builderArgs(op)
 		}
 	case "Begin", "BeginTx":
 		if sig.Results().Len() > 0 && rs.KindOf(sig.Results().At(0).Type()) == Tx {
@@ -328,6 +332,12 @@ func (rs *Rules) Classify(call *ssa.CallCommon) Op {
 	case "Conn", "Acquire":
 		if sig.Results().Len() > 0 && rs.KindOf(sig.Results().At(0).Type()) == Conn {
 			op.Kind = Acquire
+			if name == "Conn" && (op.RecvKind == Conn || op.RecvKind == Tx) {
+				// pgxpool.Conn.Conn() and pgx.Tx.Conn() return the
+				// connection they already run on: the same session
+				// (and, for a transaction, inside it), not a new one.
+				op.Kind = Chain
+			}
 		}
 	case "Release":
 		op.Kind = Release
@@ -350,7 +360,45 @@ func (rs *Rules) Classify(call *ssa.CallCommon) Op {
 	case "BeginFunc", "BeginTxFunc":
 		// pgx v4 methods: conn.BeginFunc(ctx, f), pool.BeginTxFunc(ctx, opts, f).
 		op.Kind, op.Func = BeginFunc, len(args)-1
+	case "CopyFrom":
+		return copyFrom(op, sig)
 	}
+	return op
+}
+
+// copyFrom models pgx's CopyFrom(ctx, pgx.Identifier{"t"}, []string{cols},
+// rows), on a connection, pool or transaction or through an interface that
+// declares it, as the INSERT it stands for: COPY FROM takes the table's
+// ROW EXCLUSIVE lock and checks each row's foreign keys as an INSERT does.
+// A table name that is not a literal leaves the call unmodelled.
+func copyFrom(op Op, sig *types.Signature) Op {
+	params := sig.Params()
+	if params.Len() != 4 || len(op.Args) != 4 || !isContext(params.At(0).Type()) {
+		return op
+	}
+	if pkg, name, ok := namedPath(params.At(1).Type()); !ok || (pkg != pkgPgx5 && pkg != pkgPgx4) || name != "Identifier" {
+		return op
+	}
+	parts := constStrings(op.Args[1])
+	if len(parts) == 0 {
+		return op
+	}
+	table := strings.Join(parts, ".")
+	text := "INSERT INTO " + table + " DEFAULT VALUES"
+	if cols := constStrings(op.Args[2]); len(cols) > 0 {
+		marks := make([]string, len(cols))
+		for i := range cols {
+			marks[i] = "$" + strconv.Itoa(i+1)
+		}
+		text = "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(marks, ", ") + ")"
+	}
+	via := "CopyFrom"
+	text = "/* " + via + ", as rebuilt by pglockorder */ " + text
+	op.Kind = Query
+	op.Query = len(op.Args)
+	op.Params = -1
+	op.Args = append(append([]ssa.Value(nil), op.Args...), ssa.NewConst(constant.MakeString(text), types.Typ[types.String]))
+	op.Via = via
 	return op
 }
 
@@ -398,4 +446,161 @@ func sqlKind(name string) HandleKind {
 		return Tx
 	}
 	return NotHandle
+}
+
+// pgxNamedArgs rewrites a constant query run with pgx's named arguments
+// (tx.Exec(ctx, "... WHERE id = @id", pgx.NamedArgs{"id": id})) the way
+// pgx sends it: each distinct @name becomes $n in order of first use, and
+// the map's values are the statement's keys. PostgreSQL would read @id as
+// the absolute value of a column id, so the text is not left as written.
+func pgxNamedArgs(op Op) Op {
+	if op.Params < 0 || op.Params >= len(op.Args) || op.Query < 0 {
+		return op
+	}
+	elems, ok := variadicElems(op.Args[op.Params])
+	if !ok || len(elems) != 1 {
+		return op
+	}
+	m := stripConversions(elems[0])
+	pkg, name, ok := namedPath(m.Type())
+	if !ok || pkg != pkgPgx5 || name != "NamedArgs" && name != "StrictNamedArgs" {
+		return op
+	}
+	values := map[string]ssa.Value{}
+	for _, e := range mapEntries(m) {
+		values[e.key] = stripInterface(e.value)
+	}
+	return bindNamed(op, '@', values)
+}
+
+// bindNamed rewrites the constant query of op, whose placeholders are
+// marker-prefixed names, to $n placeholders, and binds the statement's keys
+// to the named values (all of them known, or none).
+func bindNamed(op Op, marker byte, values map[string]ssa.Value) Op {
+	text, ok := constString(op.Args[op.Query])
+	if !ok {
+		return op
+	}
+	rewritten, names := rewriteNamed(text, marker)
+	if len(names) == 0 {
+		return op
+	}
+	keys := make([]ssa.Value, len(names))
+	for i, n := range names {
+		if keys[i] = values[n]; keys[i] == nil {
+			keys = nil // a value set at run time: no keys
+			break
+		}
+	}
+	op.Args = append(append([]ssa.Value(nil), op.Args...), ssa.NewConst(constant.MakeString(rewritten), types.Typ[types.String]))
+	op.Query = len(op.Args) - 1
+	op.Params = -1
+	op.Keys = keys
+	return op
+}
+
+// rewriteNamed replaces named placeholders (pgx's @name, sqlx's :name),
+// outside string literals, quoted identifiers and comments, by $1, $2, ...
+// (one per distinct name), and returns the names in that order. A "::"
+// cast is no placeholder.
+func rewriteNamed(sql string, marker byte) (string, []string) {
+	var (
+		b     strings.Builder
+		names []string
+		index = map[string]int{}
+	)
+	isStart := func(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	isPart := func(c byte) bool { return isStart(c) || '0' <= c && c <= '9' }
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(sql) {
+				if sql[j] == c {
+					if j+1 < len(sql) && sql[j+1] == c {
+						j += 2 // a doubled quote
+						continue
+					}
+					break
+				}
+				j++
+			}
+			j = min(j+1, len(sql))
+			b.WriteString(sql[i:j])
+			i = j
+		case c == '-' && strings.HasPrefix(sql[i:], "--"):
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				j = len(sql) - i
+			}
+			b.WriteString(sql[i : i+j])
+			i += j
+		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
+			end := len(sql)
+			if j := strings.Index(sql[i+2:], "*/"); j >= 0 {
+				end = i + 2 + j + 2
+			}
+			b.WriteString(sql[i:end])
+			i = end
+		case c == ':' && marker == ':' && i+1 < len(sql) && sql[i+1] == ':':
+			b.WriteString("::")
+			i += 2
+		case c == marker && i+1 < len(sql) && isStart(sql[i+1]):
+			j := i + 1
+			for j < len(sql) && isPart(sql[j]) {
+				j++
+			}
+			n := sql[i+1 : j]
+			k, seen := index[n]
+			if !seen {
+				names = append(names, n)
+				k = len(names)
+				index[n] = k
+			}
+			b.WriteString("$" + strconv.Itoa(k))
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String(), names
+}
+
+// builderArgs binds the keys of a statement a query builder rendered
+// (q, args, err := builder.ToSql(), then tx.Exec(ctx, q, args...)): the
+// values the builder's conditions hold, in the order of the rendered
+// statement's $n, stand for the args slice, which is only known at run time.
+func builderArgs(op Op) Op {
+	if op.Params < 0 || op.Params >= len(op.Args) {
+		return op
+	}
+	ex, ok := op.Args[op.Params].(*ssa.Extract)
+	if !ok || ex.Index != 1 {
+		return op
+	}
+	c, ok := ex.Tuple.(*ssa.Call)
+	if !ok {
+		return op
+	}
+	fn := staticFunc(&c.Call)
+	if fn == nil || fn.Pkg() == nil || len(c.Call.Args) == 0 {
+		return op
+	}
+	var st *statement
+	switch {
+	case fn.Pkg().Path() == pkgSquirrel && fn.Name() == "ToSql":
+		st, _, ok = squirrelStatement(c.Call.Args[0])
+	case fn.Pkg().Path() == pkgGoqu && fn.Name() == "ToSQL" && goquDataset(c.Call.Args[0].Type()):
+		st, _, ok = goquStatement(c.Call.Args[0])
+	default:
+		return op
+	}
+	if !ok || st.noArgs || st.unknown || len(st.args) == 0 || st.raw != "" {
+		return op
+	}
+	op.Keys = st.args
+	op.Params = -1
+	return op
 }

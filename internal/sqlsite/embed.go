@@ -350,3 +350,398 @@ func stripConversions(v ssa.Value) ssa.Value {
 		}
 	}
 }
+
+// mapLoader is a package map of query texts filled from an embed.FS, one
+// entry per file (the dotsql-like loader: for each file of sql/, m[name
+// without ".sql"] = its text).
+type mapLoader struct {
+	fsys string   // the embed.FS variable, for messages
+	set  embedSet // its files
+	// ext is the suffix the key drops from the file's base name: "" for
+	// none, "*" for whatever extension it has (path.Ext).
+	ext string
+}
+
+// key is the map key the loader files name under.
+func (l mapLoader) key(name string) string {
+	base := path.Base(name)
+	if l.ext == "*" {
+		return strings.TrimSuffix(base, path.Ext(base))
+	}
+	return strings.TrimSuffix(base, l.ext)
+}
+
+// lookup resolves m[key] on a package-level map[string]string that a
+// loader fills from an embed.FS: the text of the file the key names, or,
+// where the key is a parameter of the function, the candidate files its
+// callers choose from (as for ReadFile with a name built from one).
+func (r *resolver) lookup(l *ssa.Lookup, depth int) alts {
+	load, ok := l.X.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return unknown("a map element")
+	}
+	g, ok := load.X.(*ssa.Global)
+	if !ok {
+		return unknown("a map element")
+	}
+	updates := mapUpdates(g)
+	loaders := mapLoaders(updates)
+	consts := constEntries(updates)
+	if len(loaders) == 0 && len(consts) == 0 {
+		return unknown("an element of map " + g.Name() + ", which is filled neither with constants nor from an embed.FS")
+	}
+	keys := r.value(l.Index, depth+1)
+	out := alts{unknown: keys.unknown, why: keys.why}
+	if keys.unknown {
+		out.why = "the map key is not constant: " + keys.why
+	}
+	for _, n := range keys.nodes {
+		if len(consts) > 0 {
+			if n.isString() {
+				i, found := slices.BinarySearchFunc(consts, n.Text, func(f File, name string) int { return strings.Compare(f.Name, name) })
+				if found {
+					out.nodes = append(out.nodes, constNode(consts[i].Text))
+					continue
+				}
+				if len(loaders) == 0 {
+					out.unknown, out.why = true, fmt.Sprintf("no entry %q in map %s", n.Text, g.Name())
+					continue
+				}
+			} else {
+				size := 0
+				for _, f := range consts {
+					size += len(f.Text)
+				}
+				if size > maxFilesSize {
+					out.unknown, out.why = true, fmt.Sprintf("an entry of map %s (%d bytes in all, more than the analysis carries to callers)", g.Name(), size)
+				} else {
+					out.nodes = append(out.nodes, Node{Op: OpFile, Args: []Node{n}, Files: consts})
+				}
+			}
+		}
+		for _, ld := range loaders {
+			if n.isString() {
+				found := false
+				for _, f := range ld.set.files {
+					if ld.key(f) == n.Text {
+						if text, ok := ld.set.read(f); ok {
+							out.nodes = append(out.nodes, constNode(text))
+							found = true
+						}
+					}
+				}
+				if !found {
+					out.unknown, out.why = true, fmt.Sprintf("no file of embed.FS %s is loaded into %s under %q", ld.fsys, g.Name(), n.Text)
+				}
+				continue
+			}
+			// One file-name template per directory and extension: the
+			// key stands for the base name without that extension.
+			groups := map[[2]string][]File{}
+			var order [][2]string
+			size := 0
+			for _, f := range ld.set.files {
+				dir, base := path.Split(f)
+				ext := ""
+				if ld.ext == "*" {
+					ext = path.Ext(base)
+				} else if strings.HasSuffix(base, ld.ext) {
+					ext = ld.ext
+				}
+				text, ok := ld.set.read(f)
+				if !ok {
+					continue
+				}
+				k := [2]string{dir, ext}
+				if _, seen := groups[k]; !seen {
+					order = append(order, k)
+				}
+				groups[k] = append(groups[k], File{Name: f, Text: text})
+				size += len(text)
+			}
+			if size > maxFilesSize {
+				out.unknown, out.why = true, fmt.Sprintf("one of the embedded files of %s loaded into %s (%d bytes in all, more than the analysis carries to callers)", ld.fsys, g.Name(), size)
+				continue
+			}
+			for _, k := range order {
+				name := concatNodes(constNode(k[0]), n, constNode(k[1]))
+				out.nodes = append(out.nodes, Node{Op: OpFile, Args: []Node{name}, Files: groups[k]})
+			}
+		}
+	}
+	return out
+}
+
+// concatNodes concatenates nodes, leaving out empty constants.
+func concatNodes(ns ...Node) Node {
+	var args []Node
+	for _, n := range ns {
+		if n.isString() && n.Text == "" {
+			continue
+		}
+		args = append(args, n)
+	}
+	if len(args) == 1 {
+		return args[0]
+	}
+	return Node{Op: OpConcat, Args: args}
+}
+
+// mapUpdates returns the stores into the package map g made while the
+// package initialises: into the map its initialiser builds (a literal, or
+// the map a loader function of the package returns), or into g itself in
+// an init function.
+func mapUpdates(g *ssa.Global) []*ssa.MapUpdate {
+	if g.Pkg == nil {
+		return nil
+	}
+	if m, ok := types.Unalias(g.Type()).(*types.Pointer).Elem().Underlying().(*types.Map); !ok || !isString(m.Key()) || !isString(m.Elem()) && !isBytes(m.Elem()) {
+		return nil
+	}
+	init := g.Pkg.Func("init")
+	if init == nil {
+		return nil
+	}
+	var updates []*ssa.MapUpdate
+	addMap := func(v ssa.Value) {
+		if mm, ok := v.(*ssa.MakeMap); ok {
+			for _, ref := range *mm.Referrers() {
+				if u, ok := ref.(*ssa.MapUpdate); ok && u.Map == mm {
+					updates = append(updates, u)
+				}
+			}
+		}
+	}
+	for _, fn := range initFuncs(g.Pkg, init) {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				switch x := instr.(type) {
+				case *ssa.Store:
+					if x.Addr != g {
+						continue
+					}
+					addMap(x.Val)
+					// var m = load(): the map load returns.
+					if c, ok := x.Val.(*ssa.Call); ok {
+						if callee := c.Call.StaticCallee(); callee != nil && callee.Pkg == g.Pkg {
+							for _, cb := range callee.Blocks {
+								if ret, ok := cb.Instrs[len(cb.Instrs)-1].(*ssa.Return); ok && len(ret.Results) > 0 {
+									addMap(ret.Results[0])
+								}
+							}
+						}
+					}
+				case *ssa.MapUpdate:
+					// func init() { m[key] = string(data) }
+					if load, ok := x.Map.(*ssa.UnOp); ok && load.X == g {
+						updates = append(updates, x)
+					}
+				}
+			}
+		}
+	}
+	return updates
+}
+
+// initFuncs returns the package initialiser and the package's init
+// functions (init#1, ...), which it calls, with their closures.
+func initFuncs(pkg *ssa.Package, init *ssa.Function) []*ssa.Function {
+	fns := []*ssa.Function{init}
+	for _, b := range init.Blocks {
+		for _, instr := range b.Instrs {
+			if c, ok := instr.(*ssa.Call); ok {
+				if f := c.Call.StaticCallee(); f != nil && f.Pkg == pkg && strings.HasPrefix(f.Name(), "init#") {
+					fns = append(fns, f)
+					fns = append(fns, f.AnonFuncs...)
+				}
+			}
+		}
+	}
+	return fns
+}
+
+// mapLoaders finds how the package map g is filled from embedded files:
+// updates m[key] = string(data), where data is read from an embed.FS
+// package variable and key is a file's base name (fs.DirEntry's or
+// fs.FileInfo's Name, path.Base), also without its extension
+// (strings.TrimSuffix with a constant or with path.Ext of it).
+func mapLoaders(updates []*ssa.MapUpdate) []mapLoader {
+	var out []mapLoader
+	for _, u := range updates {
+		fsys, ok := embedRead(u.Value)
+		if !ok {
+			continue
+		}
+		ext, ok := loaderKey(u.Key)
+		if !ok {
+			continue
+		}
+		set := embedFiles(fsys)
+		if !set.ok {
+			continue
+		}
+		out = append(out, mapLoader{fsys: fsys.Name(), set: set, ext: ext})
+	}
+	return out
+}
+
+// constEntries returns the entries of constant keys and constant texts
+// among the updates (a map literal of queries), sorted by key, as the
+// candidates of an OpFile node.
+func constEntries(updates []*ssa.MapUpdate) []File {
+	var out []File
+	for _, u := range updates {
+		k, ok := constString(u.Key)
+		if !ok {
+			continue
+		}
+		if v, ok := constString(u.Value); ok {
+			out = append(out, File{Name: k, Text: v})
+		}
+	}
+	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
+	return slices.CompactFunc(out, func(a, b File) bool { return a.Name == b.Name })
+}
+
+// embedRead returns the embed.FS package variable whose file v is the text
+// of (string(data) or data, with data, _ := fsys.ReadFile(name)).
+func embedRead(v ssa.Value) (*ssa.Global, bool) {
+	if cv, ok := v.(*ssa.Convert); ok {
+		v = cv.X
+	}
+	ex, ok := v.(*ssa.Extract)
+	if !ok || ex.Index != 0 {
+		return nil, false
+	}
+	c, ok := ex.Tuple.(*ssa.Call)
+	if !ok {
+		return nil, false
+	}
+	callee := c.Call.StaticCallee()
+	if callee == nil || callee.Pkg == nil || callee.Name() != "ReadFile" || len(c.Call.Args) != 2 {
+		return nil, false
+	}
+	switch p := callee.Pkg.Pkg.Path(); {
+	case p == "embed" && callee.Signature.Recv() != nil:
+	case p == "io/fs" && callee.Signature.Recv() == nil:
+	default:
+		return nil, false
+	}
+	load, ok := stripConversions(c.Call.Args[0]).(*ssa.UnOp)
+	if !ok {
+		return nil, false
+	}
+	g, ok := load.X.(*ssa.Global)
+	return g, ok
+}
+
+// loaderKey tells how a loader's map key derives from a file's base name:
+// the ext it drops ("" for none, "*" for path.Ext's), or false when the key
+// is something else.
+func loaderKey(key ssa.Value) (string, bool) {
+	if c, ok := key.(*ssa.Call); ok {
+		if callee := c.Call.StaticCallee(); callee != nil && callee.Pkg != nil && callee.Pkg.Pkg.Path() == "strings" && callee.Name() == "TrimSuffix" && len(c.Call.Args) == 2 {
+			if !isBaseName(c.Call.Args[0]) {
+				return "", false
+			}
+			if s, ok := constString(c.Call.Args[1]); ok {
+				return s, true
+			}
+			if ec, ok := c.Call.Args[1].(*ssa.Call); ok {
+				if f := ec.Call.StaticCallee(); f != nil && f.Pkg != nil && (f.Pkg.Pkg.Path() == "path" || f.Pkg.Pkg.Path() == "path/filepath") && f.Name() == "Ext" {
+					return "*", true
+				}
+			}
+			return "", false
+		}
+	}
+	return "", isBaseName(key)
+}
+
+// isBaseName reports whether v is a file's base name: the Name of an
+// fs.DirEntry or fs.FileInfo, or path.Base / filepath.Base of a path.
+func isBaseName(v ssa.Value) bool {
+	c, ok := v.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	if c.Call.IsInvoke() {
+		return c.Call.Method.Name() == "Name" && len(c.Call.Args) == 0
+	}
+	f := c.Call.StaticCallee()
+	if f == nil || f.Pkg == nil {
+		return false
+	}
+	switch f.Pkg.Pkg.Path() {
+	case "path", "path/filepath":
+		return f.Name() == "Base"
+	}
+	return false
+}
+
+// globalField resolves field i of a package-level struct variable (var
+// queries = struct{ Lock string }{Lock: "SELECT ... FOR UPDATE"}) from the
+// stores to it while the package initialises.
+func (r *resolver) globalField(g *ssa.Global, field, depth int) alts {
+	init := g.Pkg.Func("init")
+	if init == nil {
+		return unknown("field " + fieldName(g.Type(), field) + " of package variable " + g.Name())
+	}
+	var out alts
+	found := false
+	for _, fn := range initFuncs(g.Pkg, init) {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				st, ok := instr.(*ssa.Store)
+				if !ok {
+					continue
+				}
+				var vals []ssa.Value
+				if fa, ok := st.Addr.(*ssa.FieldAddr); ok && fa.X == g && fa.Field == field {
+					vals = append(vals, st.Val) // g.f = v
+				}
+				if st.Addr == g {
+					vals = append(vals, literalField(st.Val, field)...) // g = T{f: v}
+				}
+				for _, v := range vals {
+					// In init's terms: its parameters mean nothing here.
+					top := r.top
+					r.top = nil
+					out = union(out, r.value(v, depth+1))
+					r.top = top
+					found = true
+				}
+			}
+		}
+	}
+	if !found {
+		return unknown("field " + fieldName(g.Type(), field) + " of package variable " + g.Name() + ", which is not initialised")
+	}
+	return out
+}
+
+// literalField returns the values stored into field i of the struct
+// composite literal v loads (*t, with t a local the literal fills).
+func literalField(v ssa.Value, field int) []ssa.Value {
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	alloc, ok := load.X.(*ssa.Alloc)
+	if !ok {
+		return nil
+	}
+	var out []ssa.Value
+	for _, ref := range *alloc.Referrers() {
+		fa, ok := ref.(*ssa.FieldAddr)
+		if !ok || fa.X != alloc || fa.Field != field {
+			continue
+		}
+		for _, r2 := range *fa.Referrers() {
+			if st, ok := r2.(*ssa.Store); ok && st.Addr == fa {
+				out = append(out, st.Val)
+			}
+		}
+	}
+	return out
+}

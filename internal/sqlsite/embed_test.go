@@ -34,3 +34,23 @@ func TestReadEmbed(t *testing.T) {
 		}
 	}
 }
+
+// TestMapLoaderKey checks the key a loader files an embedded file under,
+// for the three ways a loader derives it from the file's base name.
+func TestMapLoaderKey(t *testing.T) {
+	tests := []struct {
+		ext, file, want string
+	}{
+		{".sql", "sql/lock_job.sql", "lock_job"},
+		{".sql", "sql/lock_job.pgsql", "lock_job.pgsql"}, // another extension stays
+		{"*", "q/cancel.pgsql", "cancel"},
+		{"*", "q/a.b.sql", "a.b"},
+		{"", "sql/lock_job.sql", "lock_job.sql"},
+		{".sql", "deep/er/x.sql", "x"},
+	}
+	for _, tt := range tests {
+		if got := (mapLoader{ext: tt.ext}).key(tt.file); got != tt.want {
+			t.Errorf("mapLoader{ext: %q}.key(%q) = %q, want %q", tt.ext, tt.file, got, tt.want)
+		}
+	}
+}

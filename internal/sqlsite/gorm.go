@@ -85,7 +85,7 @@ func (rs *Rules) classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) 
 	}
 	st := statement{verb: verb}
 	var model ssa.Value
-	for _, l := range links {
+	for _, l := range gormScopes(links, 0) {
 		switch l.name {
 		case "Table":
 			if s, ok := constString(l.args[0]); ok {
@@ -216,5 +216,89 @@ func gormInlineConds(st *statement, conds ssa.Value) {
 		st.addWhere("id = ?", elems[0]) // a primary key value
 		return
 	}
+	if isListValue(v) {
+		st.addWhere("id IN ?", v) // primary key values: a set of rows
+		return
+	}
 	st.unknown = true
+}
+
+// maxScopeDepth bounds scopes that apply other scopes.
+const maxScopeDepth = 3
+
+// gormScopes replaces each Scopes link of a chain by the links of the
+// scope functions it applies (db.Scopes(forUpdate, paginate(2))), each a
+// function of the analysed code whose single return is a chain on its
+// *gorm.DB parameter: GORM runs them on the statement before it is sent.
+// A scope that cannot be followed adds nothing.
+func gormScopes(links []link, depth int) []link {
+	var out []link
+	for _, l := range links {
+		if l.name != "Scopes" || len(l.args) == 0 {
+			out = append(out, l)
+			continue
+		}
+		if depth >= maxScopeDepth {
+			continue
+		}
+		for _, e := range variadicOrNil(l.args[0]) {
+			fn := scopeFunc(e)
+			if fn == nil || len(fn.Params) != 1 {
+				continue
+			}
+			ret := singleReturn(fn)
+			if ret == nil {
+				continue
+			}
+			root, inner := chainOf(ret, isGormLink)
+			if root != fn.Params[0] {
+				continue // a chain on another handle than the one the scope is given
+			}
+			out = append(out, gormScopes(inner, depth+1)...)
+		}
+	}
+	return out
+}
+
+// scopeFunc returns the function a scope value is: a function, a closure,
+// or the closure a function of the analysed code returns (paginate(2)).
+func scopeFunc(v ssa.Value) *ssa.Function {
+	switch x := v.(type) {
+	case *ssa.Function:
+		return x
+	case *ssa.MakeClosure:
+		fn, _ := x.Fn.(*ssa.Function)
+		return fn
+	case *ssa.Call:
+		if callee := x.Call.StaticCallee(); callee != nil && len(callee.Blocks) > 0 {
+			if ret := singleReturn(callee); ret != nil {
+				switch r := ret.(type) {
+				case *ssa.Function:
+					return r
+				case *ssa.MakeClosure:
+					fn, _ := r.Fn.(*ssa.Function)
+					return fn
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// singleReturn returns the result of a function with one result and one
+// return statement, or nil.
+func singleReturn(fn *ssa.Function) ssa.Value {
+	if fn.Signature.Results().Len() != 1 {
+		return nil
+	}
+	var ret ssa.Value
+	for _, b := range fn.Blocks {
+		if r, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(r.Results) == 1 {
+			if ret != nil {
+				return nil
+			}
+			ret = r.Results[0]
+		}
+	}
+	return ret
 }

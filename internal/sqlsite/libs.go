@@ -551,6 +551,8 @@ func (rs *Rules) libraryKind(t types.Type) HandleKind {
 		}
 	case pkgXorm:
 		return xormKind(name)
+	case pkgGoqu:
+		return goquKind(name)
 	case pkgBeego, pkgBeegoV1:
 		return beegoKind(pkg, name)
 	}
@@ -569,10 +571,15 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 		return rs.classifyBun(op, fn, recv)
 	case pkgSquirrel:
 		return rs.classifySquirrel(op, fn, recv)
+	case pkgGoqu, pkgGoquExec:
+		return rs.classifyGoqu(op, fn, recv)
 	case pkgXorm:
 		return rs.classifyXorm(op, fn, recv, call)
 	case pkgBeego, pkgBeegoV1:
 		return rs.classifyBeego(op, fn, recv)
+	}
+	if isScanyPackage(fn.Pkg().Path()) {
+		return rs.classifyScany(op, fn)
 	}
 	if recv != nil {
 		if _, ok := entGenerated(recv.Type()); ok {
@@ -585,7 +592,7 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 // isLibraryPackage reports whether path is a package of a modelled
 // library (or one of its sub-packages, such as gorm.io/gorm/clause).
 func isLibraryPackage(path string) bool {
-	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1} {
+	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgGoqu, pkgScany, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1} {
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}
@@ -649,6 +656,12 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 	}
 	if s, ok := squirrelToSQL(c); ok {
 		return single(constNode(s)), true
+	}
+	if s, ok := goquToSQL(c); ok {
+		return single(constNode(s)), true
+	}
+	if t, ok := r.pqText(c); ok {
+		return t, true
 	}
 	return alts{}, false
 }

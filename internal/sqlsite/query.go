@@ -255,17 +255,31 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 				if t, ok := r.listElem(x, depth); ok {
 					return t
 				}
+			case *ssa.FieldAddr:
+				if g, ok := x.X.(*ssa.Global); ok {
+					return r.globalField(g, x.Field, depth)
+				}
+				return r.structField(x.X, x.Field)
 			}
 		}
 	case *ssa.Alloc:
 		// The address of a local variable (one a closure captures, say):
 		// any text stored into it.
 		return r.stores(v, depth)
+	case *ssa.Field:
+		return r.structField(v.X, v.Field)
 	case *ssa.Call:
 		return r.call(v, 0, depth)
 	case *ssa.Extract:
 		if c, ok := v.Tuple.(*ssa.Call); ok {
 			return r.call(c, v.Index, depth)
+		}
+		if l, ok := v.Tuple.(*ssa.Lookup); ok && v.Index == 0 {
+			return r.lookup(l, depth)
+		}
+	case *ssa.Lookup:
+		if !v.CommaOk {
+			return r.lookup(v, depth)
 		}
 	}
 	return unknown(describe(v))

@@ -1,7 +1,10 @@
 package sqlsite
 
 import (
+	"go/token"
 	"go/types"
+	"reflect"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -75,7 +78,7 @@ func (rs *Rules) classifySqlx(op Op, fn *types.Func, recv ssa.Value) (Op, bool) 
 	}
 	if q, ok := sqlxQuery[name]; ok {
 		op.Kind, op.Query, op.Params = Query, q[0], q[1]
-		return op, true
+		return sqlxNamed(op, name), true
 	}
 	switch name {
 	case "Beginx", "BeginTxx", "MustBegin", "MustBeginTx":
@@ -110,7 +113,66 @@ func (rs *Rules) classifySqlxFunc(op Op, name string) (Op, bool) {
 		return i + 1
 	}
 	op.Kind, op.Query, op.Params = Query, shift(q[0]), shift(q[1])
-	return op, true
+	return sqlxNamed(op, name), true
+}
+
+// sqlxNamed binds the :name placeholders of a named query (NamedExec and
+// NamedQuery) to the values of its argument, where that is a map or struct
+// literal: the statement's keys, as sqlx binds them (a struct field by its
+// db tag, else its lower-cased name, sqlx's default mapper).
+func sqlxNamed(op Op, name string) Op {
+	if !strings.HasPrefix(name, "Named") || op.Query < 0 || op.Query+1 >= len(op.Args) {
+		return op
+	}
+	arg := op.Args[op.Query+1]
+	values := map[string]ssa.Value{}
+	for _, e := range mapEntries(arg) {
+		values[e.key] = stripInterface(e.value)
+	}
+	if len(values) == 0 {
+		values = structLiteral(arg)
+	}
+	if len(values) == 0 {
+		return op
+	}
+	return bindNamed(op, ':', values)
+}
+
+// structLiteral returns the fields set by a struct composite literal (also
+// its address, or passed as an interface), by their sqlx names.
+func structLiteral(v ssa.Value) map[string]ssa.Value {
+	v = stripConversions(v)
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+		v = u.X
+	}
+	alloc, ok := v.(*ssa.Alloc)
+	if !ok {
+		return nil
+	}
+	st := structOfType(alloc.Type())
+	if st == nil {
+		return nil
+	}
+	out := map[string]ssa.Value{}
+	for _, ref := range *alloc.Referrers() {
+		fa, ok := ref.(*ssa.FieldAddr)
+		if !ok || fa.X != alloc || fa.Field >= st.NumFields() {
+			continue
+		}
+		for _, r2 := range *fa.Referrers() {
+			if store, ok := r2.(*ssa.Store); ok && store.Addr == fa {
+				f := st.Field(fa.Field)
+				key := strings.ToLower(f.Name())
+				if tag, ok := reflect.StructTag(st.Tag(fa.Field)).Lookup("db"); ok {
+					if n, _, _ := strings.Cut(tag, ","); n != "" && n != "-" {
+						key = n
+					}
+				}
+				out[key] = store.Val
+			}
+		}
+	}
+	return out
 }
 
 // sqlxPassThrough reports whether a call to fn returns its query argument

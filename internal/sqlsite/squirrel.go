@@ -101,9 +101,20 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 				st.table = firstWord(s)
 			}
 		case "Where":
-			if w := squirrelPred(l.args[0]); len(w) > 0 {
-				st.where = append(st.where, w...)
-			} else {
+			conds, ok := squirrelPred(l.args[0])
+			for _, c := range conds {
+				if c.args == nil && strings.Contains(c.text, "?") && len(l.args) > 1 {
+					// Where("account_id = ?", id): the values follow.
+					vals, known := variadicElems(l.args[1])
+					if !known {
+						st.noArgs = true
+					}
+					st.addWhere(c.text, vals...)
+					continue
+				}
+				st.addWhere(c.text, c.args...)
+			}
+			if !ok {
 				st.unknown = true
 			}
 		case "OrderBy":
@@ -134,17 +145,86 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 	return st, runner, true
 }
 
+// squirrelCond is one condition of a Where, with the values of its ?
+// markers where the condition map holds them (nil for a raw fragment,
+// whose values follow it in the Where call).
+type squirrelCond struct {
+	text string
+	args []ssa.Value
+}
+
 // squirrelPred renders a Where predicate: a constant string, or the
-// constant keys of an Eq map literal (sq.Eq{"id": id}).
-func squirrelPred(v ssa.Value) []string {
+// constant keys of a condition map literal: sq.Eq{"id": id} (a slice value
+// is a set of rows, id IN (...), as squirrel renders it), sq.Gt, sq.GtOrEq,
+// sq.Lt and sq.LtOrEq (comparisons), and sq.And of those. It reports false
+// when part of it cannot be rendered (sq.Or, sq.NotEq, sq.Like, ...): the
+// rows it picks are then unknown.
+func squirrelPred(v ssa.Value) ([]squirrelCond, bool) {
 	if s, ok := squirrelFragment(v); ok {
-		return []string{s}
+		return []squirrelCond{{text: s}}, true
 	}
-	var out []string
-	for _, k := range mapKeys(v) {
-		out = append(out, k+" = ?")
+	x := stripConversions(v)
+	pkg, name, ok := namedPath(x.Type())
+	if !ok || pkg != pkgSquirrel {
+		return nil, false
 	}
-	return out
+	if name == "And" {
+		elems, ok := variadicElems(x)
+		if !ok {
+			return nil, false
+		}
+		var out []squirrelCond
+		all := true
+		for _, e := range elems {
+			w, ok := squirrelPred(e)
+			out = append(out, w...)
+			all = all && ok
+		}
+		return out, all
+	}
+	op, ok := squirrelOps[name]
+	if !ok {
+		return nil, false
+	}
+	entries := mapEntries(x)
+	if len(entries) == 0 {
+		return nil, false
+	}
+	var out []squirrelCond
+	for _, e := range entries {
+		val := stripInterface(e.value)
+		switch {
+		case op == "=" && isListValue(val):
+			out = append(out, squirrelCond{e.key + " IN ?", []ssa.Value{val}})
+		case op == "=" && isNilConst(val):
+			out = append(out, squirrelCond{e.key + " IS NULL", []ssa.Value{}})
+		default:
+			out = append(out, squirrelCond{e.key + " " + op + " ?", []ssa.Value{val}})
+		}
+	}
+	return out, true
+}
+
+// squirrelOps maps squirrel's condition maps to their operator.
+var squirrelOps = map[string]string{"Eq": "=", "Gt": ">", "GtOrEq": ">=", "Lt": "<", "LtOrEq": "<="}
+
+// isListValue reports whether v, a value stored in an interface, holds a
+// slice or an array (not bytes): the builders expand it into a list.
+func isListValue(v ssa.Value) bool {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	var elem types.Type
+	switch t := v.Type().Underlying().(type) {
+	case *types.Slice:
+		elem = t.Elem()
+	case *types.Array:
+		elem = t.Elem()
+	default:
+		return false
+	}
+	b, ok := elem.Underlying().(*types.Basic)
+	return !ok || b.Kind() != types.Byte
 }
 
 // squirrelFragment returns the SQL text of a raw fragment: a constant
@@ -168,22 +248,34 @@ func squirrelFragment(v ssa.Value) (string, bool) {
 // mapKeys returns the constant keys, sorted, of a map literal passed as an
 // interface (sq.Eq{"id": id}, GORM's map[string]any{"balance": b}).
 func mapKeys(v ssa.Value) []string {
-	mi, ok := v.(*ssa.MakeInterface)
-	if !ok {
-		return nil
-	}
-	mm, ok := mi.X.(*ssa.MakeMap)
-	if !ok {
-		return nil
-	}
 	var out []string
+	for _, e := range mapEntries(v) {
+		out = append(out, e.key)
+	}
+	return out
+}
+
+// mapEntry is one constant key of a map literal and the value stored at it.
+type mapEntry struct {
+	key   string
+	value ssa.Value
+}
+
+// mapEntries returns the entries with constant keys, sorted by key, of a
+// map literal (also one passed as an interface).
+func mapEntries(v ssa.Value) []mapEntry {
+	mm, ok := stripConversions(v).(*ssa.MakeMap)
+	if !ok {
+		return nil
+	}
+	var out []mapEntry
 	for _, ref := range *mm.Referrers() {
 		if u, ok := ref.(*ssa.MapUpdate); ok && u.Map == mm {
 			if k, ok := constString(u.Key); ok {
-				out = append(out, k)
+				out = append(out, mapEntry{k, u.Value})
 			}
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
 	return out
 }

@@ -45,7 +45,8 @@ const (
 	OpFormat
 	// OpFile is the text of the embedded file whose name is Args[0]: Files
 	// holds the candidate files' texts by name, read where the embed.FS is
-	// declared.
+	// declared. It also stands for an entry of a package map of constant
+	// queries, Files then holding the entries by key.
 	OpFile
 	// OpCall applies the strings (or strconv) function named by Text to
 	// Args.

@@ -5,6 +5,7 @@ go 1.25.0
 require (
 	github.com/jackc/pgx/v4 v4.18.3
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/lib/pq v1.12.3
 )
 
 require (

@@ -7,6 +7,9 @@ require (
 	github.com/Masterminds/squirrel v1.5.4
 	github.com/astaxie/beego v0.0.0-00010101000000-000000000000
 	github.com/beego/beego/v2 v2.0.0-00010101000000-000000000000
+	github.com/doug-martin/goqu/v9 v9.19.0
+	github.com/georgysavva/scany/v2 v2.1.4
+	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/uptrace/bun v1.3.0
 	gorm.io/gorm v1.31.2
@@ -24,6 +27,9 @@ require (
 	github.com/google/go-cmp v0.6.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/hashicorp/hcl/v2 v2.18.1 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
 	github.com/lann/builder v0.0.0-20180802200727-47ae307949d0 // indirect
@@ -36,9 +42,10 @@ require (
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
 	github.com/zclconf/go-cty v1.14.4 // indirect
 	github.com/zclconf/go-cty-yaml v1.1.0 // indirect
-	golang.org/x/mod v0.23.0 // indirect
+	golang.org/x/mod v0.38.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
-	golang.org/x/text v0.21.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
 	xorm.io/builder v0.3.13 // indirect
 )
 

@@ -2,7 +2,10 @@ module program
 
 go 1.25.0
 
-require github.com/jackc/pgx/v5 v5.12.0
+require (
+	github.com/georgysavva/scany/v2 v2.1.4
+	github.com/jackc/pgx/v5 v5.12.0
+)
 
 require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect

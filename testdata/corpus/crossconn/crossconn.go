@@ -1,4 +1,4 @@
-package crossconn // want package:"sql=true edges=32"
+package crossconn // want package:"sql=true edges=34"
 
 import (
 	"context"

@@ -1,0 +1,1 @@
+UPDATE em_builds SET status = 'cancelled' WHERE id = $1

@@ -1,0 +1,1 @@
+UPDATE em_runners SET current_build = NULL WHERE current_build = $1
