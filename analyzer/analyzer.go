@@ -295,7 +295,8 @@ func edgeID(e *lockgraph.Edge) string {
 }
 
 // importsSQL reports whether the package needs SSA: it imports a database
-// API or a package that runs SQL, or declares a query interface of its own.
+// API or a package that runs SQL, declares a query interface of its own, or
+// embeds SQL files whose text it gives its importers.
 func importsSQL(pass *analysis.Pass, rules *sqlsite.Rules) bool {
 	for _, imp := range pass.Pkg.Imports() {
 		if sqlsite.IsDriverPackage(imp.Path()) || rules.IsRulePackage(imp.Path()) || pass.ImportPackageFact(imp, new(RunsSQL)) {
@@ -308,7 +309,7 @@ func importsSQL(pass *analysis.Pass, rules *sqlsite.Rules) bool {
 			return true
 		}
 	}
-	return false
+	return sqlsite.EmbedsSQL(pass.Fset, pass.Files)
 }
 
 // importedInfo merges the package facts of the direct imports: the edges,

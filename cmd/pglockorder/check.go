@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"slices"
 	"sync"
 
 	"golang.org/x/tools/go/gcexportdata"
@@ -71,8 +72,9 @@ func (c *checker) source(p *packages.Package) bool {
 // reaches reports whether p can run SQL: it is a database API, imports one
 // directly or through other packages, or (for a root) its source mentions a
 // method that runs a query string, which a query interface of its own may
-// declare, or calls a method that a package that reaches SQL declares (see
-// widen). It errs on the side of yes; the analyzer decides exactly.
+// declare, embeds SQL files (a queries package), or calls a method that a
+// package that reaches SQL declares (see widen). It errs on the side of
+// yes; the analyzer decides exactly.
 func (c *checker) reaches(p *packages.Package) bool {
 	if r, ok := c.reach[p]; ok {
 		return r
@@ -86,7 +88,7 @@ func (c *checker) reaches(p *packages.Package) bool {
 		r = c.reaches(imp)
 	}
 	if !r && c.roots[p] {
-		r = c.mentionsQueryMethod(p)
+		r = c.mentionsQueryMethod(p) || slices.ContainsFunc(p.EmbedFiles, sqlsite.IsSQLFile)
 	}
 	c.reach[p] = r
 	return r

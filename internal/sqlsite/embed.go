@@ -2,6 +2,7 @@ package sqlsite
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"io/fs"
@@ -744,4 +745,40 @@ func literalField(v ssa.Value, field int) []ssa.Value {
 		}
 	}
 	return out
+}
+
+// sqlExtensions are the file name extensions of SQL text.
+var sqlExtensions = []string{".sql", ".pgsql", ".psql"}
+
+// IsSQLFile reports whether a file's name says it holds SQL text.
+func IsSQLFile(name string) bool {
+	return slices.Contains(sqlExtensions, strings.ToLower(filepath.Ext(name)))
+}
+
+// EmbedsSQL reports whether a package's files embed SQL files (a //go:embed
+// directive that matches a .sql file). Such a package returns query text to
+// its importers (a queries package that reads its statements from
+// embedded files) although it imports no database API itself: it is
+// analysed, so that the text reaches the callers that run it.
+func EmbedsSQL(fset *token.FileSet, files []*ast.File) bool {
+	for _, f := range files {
+		dir := filepath.Dir(fset.Position(f.Pos()).Filename)
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				rest, ok := strings.CutPrefix(c.Text, "//go:embed ")
+				if !ok {
+					continue
+				}
+				pats, ok := embedPatterns(rest)
+				if !ok {
+					continue
+				}
+				matched, _ := matchEmbed(dir, pats)
+				if slices.ContainsFunc(matched, IsSQLFile) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
