@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
 	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
@@ -527,4 +528,23 @@ func unwrapReverse(v ssa.Value) ssa.Value {
 		return c.Call.Args[0]
 	}
 	return v
+}
+
+// lockedInOrderBefore reports whether one of the held events locked several
+// rows of want's table in one defined order (ORDER BY, or the order of an
+// earlier part of its statement), on want's connection and in a mode that
+// covers want's: the "SELECT ... WHERE id = ANY($1) ORDER BY id FOR
+// UPDATE, then update each row in a loop" shape. The loop's requests are
+// for rows its transaction holds already, so it waits for nothing whatever
+// the loop's order. As for alreadyHeld, a class stands for every row of its
+// table: the loop is taken to write the rows locked first.
+func (fa *fnAnalysis) lockedInOrderBefore(want *Event, held []int) bool {
+	for _, h := range held {
+		have := fa.events[h]
+		if have != want && have.Lock.Class == want.Lock.Class && have.Lock.Class.IsRow() && sameConn(have.Conn, want.Conn) &&
+			have.Rows.Multi && !have.Rows.Unordered() && lockgraph.Covers(have.Lock.Mode, want.Lock.Mode) {
+			return true
+		}
+	}
+	return false
 }

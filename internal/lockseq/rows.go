@@ -523,7 +523,7 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 	if p := eff.Rows.KeyParam; p > 0 && p <= len(keys) {
 		vals = keys[p-1 : p]
 	}
-	if over, ok := fa.inUnorderedLoop(site, e, vals); ok {
+	if over, ok := fa.inUnorderedLoop(site, e, vals); ok && !fa.lockedInOrderBefore(e, sortedKeys(st.held)) {
 		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, Loop: over, event: ev, first: -1})
 	}
 }
@@ -580,7 +580,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 	if !ok || n >= len(vals) || vals[n] == nil {
 		return
 	}
-	if over, ok := fa.inUnorderedLoop(site, out, vals[n:n+1]); ok {
+	if over, ok := fa.inUnorderedLoop(site, out, vals[n:n+1]); ok && !fa.lockedInOrderBefore(out, sortedKeys(st.held)) && !fa.lockedInOrderBefore(out, before) {
 		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, Loop: over, event: i, first: -1})
 	}
 }
