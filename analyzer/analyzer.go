@@ -46,7 +46,7 @@ var Facts = &analysis.Analyzer{
 	Doc:        factsDoc,
 	URL:        "https://github.com/pglockorder/pglockorder",
 	Run:        runFacts,
-	FactTypes:  []analysis.Fact{new(lockseq.Summary), new(RunsSQL), new(StringsFact)},
+	FactTypes:  []analysis.Fact{new(lockseq.Summary), new(RunsSQL), new(StringsFact), new(TableNameFact)},
 	ResultType: reflect.TypeFor[*Result](),
 }
 
@@ -251,13 +251,15 @@ func analyze(pass *analysis.Pass) (any, error) {
 			}
 			return nil
 		},
-		SkipSQL: st.skipSQL(pass.Pkg.Path(), &res.Dialect), // dialects (dialect.go)
-		Methods: methods,                                   // implementations of interfaces (dispatch.go)
-		Strings: importedStrings(pass),
-		Schema:  st.schema,
-		Rules:   rules,
+		SkipSQL:   st.skipSQL(pass.Pkg.Path(), &res.Dialect), // dialects (dialect.go)
+		Methods:   methods,                                   // implementations of interfaces (dispatch.go)
+		Strings:   importedStrings(pass),
+		TableName: importedTableName(pass),
+		Schema:    st.schema,
+		Rules:     rules,
 	})
 	exportStrings(pass, pkg)
+	exportTableNames(pass, pkg)
 	funcs := sourceFuncs(pass, pkg)
 	for _, fn := range funcs {
 		an.Summary(fn)
@@ -296,7 +298,8 @@ func edgeID(e *lockgraph.Edge) string {
 
 // importsSQL reports whether the package needs SSA: it imports a database
 // API or a package that runs SQL, declares a query interface of its own, or
-// embeds SQL files whose text it gives its importers.
+// gives its importers what their SQL needs: SQL files it embeds, or the
+// table name of an ORM model (TableNameFact).
 func importsSQL(pass *analysis.Pass, rules *sqlsite.Rules) bool {
 	for _, imp := range pass.Pkg.Imports() {
 		if sqlsite.IsDriverPackage(imp.Path()) || rules.IsRulePackage(imp.Path()) || pass.ImportPackageFact(imp, new(RunsSQL)) {
@@ -309,7 +312,7 @@ func importsSQL(pass *analysis.Pass, rules *sqlsite.Rules) bool {
 			return true
 		}
 	}
-	return sqlsite.EmbedsSQL(pass.Fset, pass.Files)
+	return sqlsite.EmbedsSQL(pass.Fset, pass.Files) || sqlsite.DeclaresTableName(pass.Pkg)
 }
 
 // importedInfo merges the package facts of the direct imports: the edges,

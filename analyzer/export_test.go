@@ -22,7 +22,7 @@ var CorpusAnalyzer = &analysis.Analyzer{
 	Name:      Analyzer.Name,
 	Doc:       Analyzer.Doc,
 	URL:       Analyzer.URL,
-	FactTypes: []analysis.Fact{new(PackageInfo), new(lockseq.Summary), new(StringsFact)},
+	FactTypes: []analysis.Fact{new(PackageInfo), new(lockseq.Summary), new(StringsFact), new(TableNameFact)},
 }
 
 // runsSQL holds the packages the corpus pass found to run SQL.

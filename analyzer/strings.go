@@ -55,3 +55,54 @@ func importedStrings(pass *analysis.Pass) func(*types.Var) ([]string, bool) {
 		return nil, false
 	}
 }
+
+// TableNameFact is the fact of a model type's TableName method that returns
+// a constant (GORM's and xorm's way to name a model's table): the packages
+// that query the model read the name from it, since their SSA has no body
+// for a method declared elsewhere.
+type TableNameFact struct {
+	Name string
+}
+
+// AFact marks TableNameFact as an analysis fact.
+func (*TableNameFact) AFact() {}
+
+func (f *TableNameFact) String() string { return fmt.Sprintf("table(%q)", f.Name) }
+
+// exportTableNames exports the TableNameFact of each TableName method of
+// the package's named types (value or pointer receiver) that returns a
+// constant.
+func exportTableNames(pass *analysis.Pass, pkg *ssa.Package) {
+	for _, mem := range pkg.Members {
+		t, ok := mem.(*ssa.Type)
+		if !ok {
+			continue
+		}
+		for _, recv := range []types.Type{t.Type(), types.NewPointer(t.Type())} {
+			sel := pkg.Prog.MethodSets.MethodSet(recv).Lookup(pass.Pkg, "TableName")
+			if sel == nil {
+				continue
+			}
+			obj, ok := sel.Obj().(*types.Func)
+			if !ok || obj.Pkg() != pass.Pkg || len(sel.Index()) != 1 {
+				continue // promoted from an embedded type: its own package says
+			}
+			if name, ok := sqlsite.ConstantResult(pkg.Prog.MethodValue(sel)); ok {
+				pass.ExportObjectFact(obj, &TableNameFact{Name: name})
+			}
+			break
+		}
+	}
+}
+
+// importedTableName returns the table name of another package's TableName
+// method (lockseq.Env.TableName), from its fact.
+func importedTableName(pass *analysis.Pass) func(*types.Func) (string, bool) {
+	return func(fn *types.Func) (string, bool) {
+		var f TableNameFact
+		if pass.ImportObjectFact(fn, &f) {
+			return f.Name, true
+		}
+		return "", false
+	}
+}

@@ -88,7 +88,7 @@ func (c *checker) reaches(p *packages.Package) bool {
 		r = c.reaches(imp)
 	}
 	if !r && c.roots[p] {
-		r = c.mentionsQueryMethod(p) || slices.ContainsFunc(p.EmbedFiles, sqlsite.IsSQLFile)
+		r = c.mentionsQueryMethod(p) || slices.ContainsFunc(p.EmbedFiles, sqlsite.IsSQLFile) || mentionsCall(p, tableNameMethod)
 	}
 	c.reach[p] = r
 	return r
@@ -96,14 +96,20 @@ func (c *checker) reaches(p *packages.Package) bool {
 
 // mentionsQueryMethod reports whether a source file of p names a method
 // that runs a query string followed by "(": a call or a declaration.
-// Unreadable files count as a yes, for the type checker to report.
 func (c *checker) mentionsQueryMethod(p *packages.Package) bool {
+	return mentionsCall(p, c.methods)
+}
+
+// mentionsCall reports whether a source file of p names one of names
+// followed by "(": a call or a declaration. Unreadable files count as a
+// yes, for the type checker to report.
+func mentionsCall(p *packages.Package, names [][]byte) bool {
 	for _, name := range p.CompiledGoFiles {
 		src, err := os.ReadFile(name)
 		if err != nil {
 			return true
 		}
-		for _, m := range c.methods {
+		for _, m := range names {
 			for rest := src; ; {
 				i := bytes.Index(rest, m)
 				if i < 0 {
@@ -119,6 +125,10 @@ func (c *checker) mentionsQueryMethod(p *packages.Package) bool {
 	}
 	return false
 }
+
+// tableNameMethod is the method an ORM model declares to name its table
+// (analyzer.TableNameFact).
+var tableNameMethod = [][]byte{[]byte("TableName")}
 
 func isIdentByte(b byte) bool {
 	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b >= 0x80

@@ -36,6 +36,9 @@ type Env struct {
 	// Strings, if set, returns the constant elements a []string variable
 	// of another package is initialised with (a column list).
 	Strings func(v *types.Var) ([]string, bool)
+	// TableName, if set, returns the table name an ORM model's TableName
+	// method of another package returns (its fact).
+	TableName func(fn *types.Func) (string, bool)
 	// Schema is the database schema the package's SQL runs against, from
 	// its module's configuration or the schema flag (nil: none known):
 	// the lock model adds the locks it implies (foreign keys, key
@@ -115,7 +118,7 @@ type Analysis struct {
 
 // New returns an analysis for one package.
 func New(env Env) *Analysis {
-	return &Analysis{
+	a := &Analysis{
 		env:        env,
 		sums:       map[*ssa.Function]*Summary{},
 		inProgress: map[*ssa.Function]bool{},
@@ -126,6 +129,11 @@ func New(env Env) *Analysis {
 		Locked:     map[lockgraph.Class]bool{},
 		rowSeen:    map[string]bool{},
 	}
+	// The ORM models' table names declared in other packages come from
+	// their facts, through the rules the package's calls are classified
+	// with.
+	a.env.Rules = env.Rules.WithExternals(a.externals())
+	return a
 }
 
 // Summary analyses fn (if not done yet) and returns its summary.
@@ -160,7 +168,8 @@ func (a *Analysis) externals() *sqlsite.Externals {
 				}
 				return nil
 			},
-			Strings: a.env.Strings,
+			Strings:   a.env.Strings,
+			TableName: a.env.TableName,
 		}
 	}
 	return a.ext

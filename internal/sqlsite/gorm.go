@@ -141,7 +141,7 @@ func (rs *Rules) classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) 
 		}
 	}
 	if st.table == "" && model != nil {
-		st.table = gormTable(model)
+		st.table = rs.gormTable(model)
 	}
 	switch name {
 	case "First", "Take", "Last":
@@ -161,12 +161,12 @@ func (rs *Rules) classifyGorm(op Op, fn *types.Func, recv ssa.Value) (Op, bool) 
 
 // gormTable names the table of a model the way GORM does: its TableName
 // method, or its type name in plural snake_case.
-func gormTable(model ssa.Value) string {
+func (rs *Rules) gormTable(model ssa.Value) string {
 	t := modelType(model)
 	if t == nil {
 		return ""
 	}
-	if s, ok := tableNameMethod(progOf(model), t); ok {
+	if s, ok := tableNameMethod(progOf(model), t, rs.externals()); ok {
 		return s
 	}
 	return defaultTableName(t.Obj().Name())

@@ -286,8 +286,10 @@ func modelType(v ssa.Value) *types.Named {
 }
 
 // tableNameMethod returns the constant a model's TableName() method
-// returns (GORM's and xorm's way to override the default name).
-func tableNameMethod(prog *ssa.Program, t *types.Named) (string, bool) {
+// returns (GORM's and xorm's way to override the default name). A method
+// declared in another package has no body in this package's program: its
+// constant is that package's fact (ext.TableName).
+func tableNameMethod(prog *ssa.Program, t *types.Named, ext *Externals) (string, bool) {
 	if prog == nil {
 		return "", false
 	}
@@ -301,21 +303,65 @@ func tableNameMethod(prog *ssa.Program, t *types.Named) (string, bool) {
 			continue
 		}
 		if len(fn.Blocks) == 0 {
-			// Declared in another package: its body is not built,
-			// read it from its source.
-			if obj, ok := sel.Obj().(*types.Func); ok {
-				return sourceReturn(prog.Fset.Position(obj.Pos()))
+			// Declared in another package: its body is not built.
+			if obj, ok := sel.Obj().(*types.Func); ok && ext != nil && ext.TableName != nil {
+				return ext.TableName(obj)
 			}
+			continue
 		}
-		for _, b := range fn.Blocks {
-			if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(ret.Results) == 1 {
-				if s, ok := constString(ret.Results[0]); ok {
-					return s, true
-				}
-			}
+		if s, ok := ConstantResult(fn); ok {
+			return s, true
 		}
 	}
 	return "", false
+}
+
+// DeclaresTableName reports whether a package declares a TableName method
+// that returns a string on one of its types: an ORM model whose table name
+// its importers need (a fact of the package, so it must be analysed).
+func DeclaresTableName(pkg *types.Package) bool {
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		for m := range named.Methods() {
+			if m.Name() == "TableName" && m.Signature().Params().Len() == 0 && m.Signature().Results().Len() == 1 &&
+				isString(m.Signature().Results().At(0).Type()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ConstantResult returns the constant string a function with one result
+// returns on every path (a model's TableName method), if it does.
+func ConstantResult(fn *ssa.Function) (string, bool) {
+	if fn.Signature.Results().Len() != 1 {
+		return "", false
+	}
+	found, out := false, ""
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		s, ok := constString(ret.Results[0])
+		if !ok || found && s != out {
+			return "", false
+		}
+		found, out = true, s
+	}
+	return out, found
 }
 
 // defaultTableName is the name GORM's and bun's default naming strategies

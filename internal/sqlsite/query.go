@@ -73,6 +73,9 @@ type Externals struct {
 	// Strings returns the constant elements a package-level []string
 	// variable is initialised with.
 	Strings func(v *types.Var) ([]string, bool)
+	// TableName returns the constant a model's TableName method
+	// returns (see ConstantResult).
+	TableName func(fn *types.Func) (string, bool)
 }
 
 // ResolveWith is Resolve, also through other packages' functions that

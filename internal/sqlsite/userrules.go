@@ -20,6 +20,15 @@ import (
 // (lockseq.Env.Rules): they are a value, not this package's state, and do
 // not change once made. A nil *Rules declares none.
 type Rules struct {
+	*ruleSet
+	// ext is what the analysis of the package being analysed knows of
+	// other packages (WithExternals): a model's table name declared
+	// elsewhere.
+	ext *Externals
+}
+
+// ruleSet is the declared rules, shared by the Rules of every package.
+type ruleSet struct {
 	sinks, runners map[string]int
 	// handleTypes are the receiver types of declared sink methods: a
 	// value of such a type is the caller's handle.
@@ -63,11 +72,29 @@ func NewRules(sinks, txRunners string) (*Rules, error) {
 			handles[name[:i]] = true
 		}
 	}
-	return &Rules{
+	return &Rules{ruleSet: &ruleSet{
 		sinks: sm, runners: rm, handleTypes: handles,
 		sinkPkgs: rulePackages(sm), runnerPkgs: rulePackages(rm),
 		byMethod: indexMethods(sm, rm),
-	}, nil
+	}}, nil
+}
+
+// externals returns what the package's analysis knows of others, or nil.
+func (rs *Rules) externals() *Externals {
+	if rs == nil {
+		return nil
+	}
+	return rs.ext
+}
+
+// WithExternals returns the rules for the analysis of one package, which
+// knows ext of the other packages (a model's TableName declared in
+// another package, from its fact). rs may be nil: no declared rules.
+func (rs *Rules) WithExternals(ext *Externals) *Rules {
+	if rs == nil {
+		return &Rules{ruleSet: &ruleSet{}, ext: ext}
+	}
+	return &Rules{ruleSet: rs.ruleSet, ext: ext}
 }
 
 // Sinks returns the declared sinks in the form NewRules takes, sorted.

@@ -114,7 +114,7 @@ func (rs *Rules) classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.C
 			if s, ok := constString(l.args[0]); ok {
 				st.table = firstWord(s)
 			} else {
-				st.table = xormTable(l.args[0])
+				st.table = rs.xormTable(l.args[0])
 			}
 		case "Where", "And":
 			if s, ok := constString(l.args[0]); ok {
@@ -159,7 +159,7 @@ func (rs *Rules) classifyXorm(op Op, fn *types.Func, recv ssa.Value, call *ssa.C
 		if elems, ok := variadicElems(bean); ok && len(elems) > 0 {
 			bean = elems[0]
 		}
-		st.table = xormTable(bean)
+		st.table = rs.xormTable(bean)
 	}
 	return rs.builtQuery(op, root, &st, "xorm Session."+name)
 }
@@ -266,12 +266,12 @@ func zeroConst(v ssa.Value) bool {
 
 // xormTable names the table of an xorm bean: its TableName method, or its
 // type name as xorm's default SnakeMapper writes it (not pluralised).
-func xormTable(bean ssa.Value) string {
+func (rs *Rules) xormTable(bean ssa.Value) string {
 	t := modelType(bean)
 	if t == nil {
 		return ""
 	}
-	if s, ok := tableNameMethod(progOf(bean), t); ok {
+	if s, ok := tableNameMethod(progOf(bean), t, rs.externals()); ok {
 		return s
 	}
 	return xormSnake(t.Obj().Name())

@@ -17,7 +17,7 @@ type Account struct {
 }
 
 // TableName overrides xorm's default table name.
-func (Account) TableName() string { return "accounts" }
+func (Account) TableName() string { return "accounts" } // want TableName:`table\("accounts"\)`
 
 // lockJob locks a job on the caller's session: in Claim, the session's
 // transaction.
