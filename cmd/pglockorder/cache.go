@@ -47,7 +47,7 @@ import (
 const cacheEnv = "PGLOCKORDER_CACHE"
 
 // cacheVersion changes when the cached data's shape does.
-const cacheVersion = "pglockorder-results-v5"
+const cacheVersion = "pglockorder-results-v7"
 
 // maxCacheEntries bounds the cache: the oldest entries beyond it go.
 const maxCacheEntries = 16
@@ -57,7 +57,7 @@ type cachedResults struct {
 	// Edges are kept in a file of their own, read only when the graph
 	// itself is printed (-graph, -suggest-order): on a big program they
 	// are most of the entry, and the findings need only the cycles.
-	Edges     []*lockgraph.Edge
+	Edges     edgeList
 	EdgeCount int
 	Ordered   []lockseq.OrderedLock
 	Temps     []string
@@ -364,4 +364,50 @@ func relink(g *lockgraph.Graph, cycles []*lockgraph.Cycle) {
 			}
 		}
 	}
+}
+
+// loadsDir is the directory, inside the result cache, of the packages that
+// runs on each set of patterns added (loadWith).
+const loadsDir = "loads"
+
+// loadsFile names the file of the patterns of a run in a directory, with its options.
+func (c resultCache) loadsFile(cfg *packages.Config, patterns []string) string {
+	dir, err := filepath.Abs(cfg.Dir)
+	if c.dir == "" || err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%q\x00tests=%t\x00%q", cacheVersion, dir, patterns, cfg.Tests, cfg.BuildFlags))
+	return filepath.Join(c.dir, loadsDir, hex.EncodeToString(sum[:]))
+}
+
+// knownExtras returns the packages that the last run on these patterns
+// added to them (none when there is no such run or no cache).
+func (c resultCache) knownExtras(cfg *packages.Config, patterns []string) []string {
+	name := c.loadsFile(cfg, patterns)
+	if name == "" {
+		return nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(string(b), "\n")
+}
+
+// keepExtras keeps the packages that this run added to the patterns, for
+// the next: an optimisation, so a failure to write is ignored.
+func (c resultCache) keepExtras(cfg *packages.Config, patterns, extras []string) {
+	name := c.loadsFile(cfg, patterns)
+	if name == "" || os.MkdirAll(filepath.Dir(name), 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "tmp-")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.WriteString(strings.Join(extras, "\n"))
+	if errors.Join(werr, tmp.Close()) != nil || os.Rename(tmp.Name(), name) != nil {
+		_ = os.Remove(tmp.Name())
+	}
+	pruneDir(filepath.Dir(name), maxCacheEntries)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/types"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"runtime"
@@ -37,33 +38,81 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 // helper in ./store is analysed when only ./service/... is named: its locks
 // are part of the service's lock order.
 func load(cfg *packages.Config, patterns []string) ([]*packages.Package, error) {
-	pkgs, err := packages.Load(cfg, patterns...)
-	if err != nil {
-		return nil, fmt.Errorf("loading packages: %w", err)
+	pkgs, _, err := loadWith(cfg, patterns, nil)
+	return pkgs, err
+}
+
+// loadWith is load, told the packages of the main modules that an earlier
+// run on the same patterns added (known), and returning those this one
+// added. Finding them takes a go list of the patterns alone, then another
+// with them added: a second `go list -deps -export` of the whole program,
+// a second or more of a run that changed nothing. With known, the first
+// go list names them at once, and its result is kept when the patterns'
+// packages import exactly those: what the second go list would have
+// loaded.
+func loadWith(cfg *packages.Config, patterns, known []string) (pkgs []*packages.Package, extras []string, err error) {
+	if len(known) > 0 {
+		pkgs, err = packages.Load(cfg, slices.Concat(patterns, known)...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("loading packages: %w", err)
+		}
+		knownSet := map[string]bool{}
+		for _, k := range known {
+			knownSet[k] = true
+		}
+		var named []*packages.Package // the roots the patterns match
+		for _, p := range pkgs {
+			if !knownSet[underTest(p)] {
+				named = append(named, p)
+			}
+		}
+		if slices.Equal(sameModuleImports(named), known) {
+			return pkgs, known, nil
+		}
 	}
-	roots := map[string]bool{}
-	for _, p := range pkgs {
-		roots[p.PkgPath] = true
+	pkgs, err = packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading packages: %w", err)
+	}
+	extras = sameModuleImports(pkgs)
+	if len(extras) == 0 {
+		return pkgs, nil, nil
+	}
+	pkgs, err = packages.Load(cfg, slices.Concat(patterns, extras)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading packages: %w", err)
+	}
+	return pkgs, extras, nil
+}
+
+// sameModuleImports returns, sorted, the import paths of the packages of
+// the main modules that roots import, directly or not, and that are not
+// among them.
+func sameModuleImports(roots []*packages.Package) []string {
+	named := map[string]bool{}
+	for _, p := range roots {
+		named[p.PkgPath] = true
 	}
 	extra := map[string]bool{}
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		if !roots[p.PkgPath] && p.Module != nil && p.Module.Main {
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		if !named[p.PkgPath] && p.Module != nil && p.Module.Main {
 			extra[p.PkgPath] = true
 		}
 	})
-	if len(extra) == 0 {
-		return pkgs, nil
+	return slices.Sorted(maps.Keys(extra))
+}
+
+// underTest returns the import path of the package that p is, or is part
+// of the test binary of: "store" for "store", "store [store.test]",
+// "store_test [store.test]" and "store.test".
+func underTest(p *packages.Package) string {
+	if tb := testBinary(p); tb != "" {
+		return strings.TrimSuffix(tb, ".test")
 	}
-	more := slices.Clone(patterns)
-	for path := range extra {
-		more = append(more, path)
+	if synthesized(p) {
+		return strings.TrimSuffix(p.PkgPath, ".test")
 	}
-	slices.Sort(more[len(patterns):])
-	pkgs, err = packages.Load(cfg, more...)
-	if err != nil {
-		return nil, fmt.Errorf("loading packages: %w", err)
-	}
-	return pkgs, nil
+	return p.PkgPath
 }
 
 // unit is the outcome of analysing one package.
@@ -76,8 +125,10 @@ type unit struct {
 	reads *readTrace
 	// restored is set, instead of result and diagnostics, when the
 	// per-package cache gave the package's part of the results
-	// (pkgcache.go).
+	// (pkgcache.go); entry is the cache's entry, whose reads say whether
+	// a second round must analyse the package again.
 	restored *unitPart
+	entry    *pkgEntry
 }
 
 // factKey identifies an object fact; a nil object stands for the package.
@@ -153,8 +204,9 @@ func (st *stats) noteTime(path string, took time.Duration) {
 
 // analyzeTimed is analyze with at most workers packages at once, returning
 // the times it spent type-checking and analysing. With a per-package cache
-// (pc not nil), a group of packages whose inputs are those of an earlier
-// run takes that run's results and facts instead of being analysed.
+// (pc not nil), a pass whose package's inputs and reads are those of a pass
+// of an earlier run takes that pass's results and facts instead of being
+// made.
 func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, pc *pkgCache) ([]*unit, stats) {
 	tuneGC()
 	c := newChecker(roots)
@@ -211,6 +263,15 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 		mu.Unlock()
 	})
 
+	if pc != nil {
+		pc.byPath = map[string][]*types.Package{}
+		for _, p := range order {
+			if p.Types != nil {
+				pc.byPath[p.Types.Path()] = append(pc.byPath[p.Types.Path()], p.Types)
+			}
+		}
+	}
+
 	// Then analyse them, each after its imports and the implementations
 	// it calls; packages that depend on each other that way form a group,
 	// analysed in import order twice, so that each sees the others'
@@ -228,7 +289,13 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 		units = make([]*unit, len(order))
 		facts = &factStore{m: map[factKey]analysis.Fact{}}
 	)
+	if pc != nil {
+		pc.passes = len(order)
+	}
 	for _, g := range groups {
+		if len(g) > 1 && pc != nil {
+			pc.passes += len(g)
+		}
 		if len(g) > 1 {
 			var ids []string
 			for _, i := range g {
@@ -238,53 +305,65 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 		}
 	}
 	runDAG(len(groups), func(g int) []int { return groupDeps[g] }, workers, func(g int) {
-		var keys []string
+		members := groups[g]
+		rounds := 1
+		if len(members) > 1 {
+			rounds = 2
+		}
+		// Each pass is restored from the per-package cache when an
+		// earlier run made the same pass (same package inputs, same
+		// round) and everything it read still gets the same answer:
+		// its result is a function of those, so a run that restores some
+		// passes and makes the others prints what a run that makes all
+		// of them prints. A group's members are restored one by one, a
+		// member edited or reading an edited member's changed facts
+		// analysed again, the others not.
+		keys := make([]string, len(members))
 		if pc != nil {
-			var restored []*unit
 			start := time.Now()
-			keys, restored = pc.tryRestore(groups[g], order, failed, facts, visible[g], c.source)
+			for j, i := range members {
+				if failed[i] == nil {
+					keys[j], _ = pc.key(order[i], c.source)
+				}
+			}
 			mu.Lock()
 			st.restoring += time.Since(start)
 			mu.Unlock()
-			if restored != nil {
-				mu.Lock()
-				for j, i := range groups[g] {
-					units[i] = restored[j]
-				}
-				st.restored += len(restored)
-				mu.Unlock()
-				for _, i := range groups[g] {
-					order[i].Syntax, order[i].TypesInfo = nil, nil
-				}
-				return
-			}
-		}
-		rounds := 1
-		if len(groups[g]) > 1 {
-			rounds = 2
 		}
 		for round := range rounds {
-			for _, i := range groups[g] {
+			for j, i := range members {
 				p := order[i]
 				start := time.Now()
-				var u *unit
-				switch {
-				case failed[i] != nil:
-					u = &unit{pkg: p, err: failed[i]}
-				case round > 0 && units[i].err == nil && units[i].reads.unchanged(facts, visible[g], units[i].result):
+				if failed[i] != nil {
+					mu.Lock()
+					units[i] = &unit{pkg: p, err: failed[i]}
+					mu.Unlock()
+					continue
+				}
+				if round > 0 && units[i].err == nil && pc.unchanged(units[i], facts, visible[g]) {
 					// It would read what it read in the first
 					// round: its result and facts stand.
 					mu.Lock()
 					st.reused++
 					mu.Unlock()
 					continue
-				default:
-					if round > 0 {
-						facts.drop(p.Types) // replaced by this round's
-					}
-					u = runPass(a, p, facts, visible[g])
 				}
+				key := roundKey(keys[j], round, rounds)
+				if u := pc.restorePass(key, p, round, rounds, facts, visible[g]); u != nil {
+					mu.Lock()
+					units[i] = u
+					st.restoring += time.Since(start)
+					mu.Unlock()
+					continue
+				}
+				if round > 0 {
+					facts.drop(p.Types) // replaced by this round's
+				}
+				u := runPass(a, p, facts, visible[g])
 				took := time.Since(start)
+				if key != "" {
+					pc.storeLater(key, u, facts)
+				}
 				mu.Lock()
 				units[i] = u
 				st.analysis += took
@@ -292,12 +371,14 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 				mu.Unlock()
 			}
 		}
-		if keys != nil {
-			for j, i := range groups[g] {
-				pc.storeLater(keys[j], units[i], facts)
+		mu.Lock()
+		for _, i := range members {
+			if units[i].restored != nil {
+				st.restored++
 			}
 		}
-		for _, i := range groups[g] {
+		mu.Unlock()
+		for _, i := range members {
 			// The package's syntax and type information were needed
 			// for its own analysis only: its importers see its types.
 			order[i].Syntax, order[i].TypesInfo = nil, nil
@@ -399,8 +480,12 @@ type factStore struct {
 	mu sync.RWMutex
 	m  map[factKey]analysis.Fact
 	// objects lists the object facts' keys by package, so that a pass
-	// reads the facts of the packages it sees without scanning all.
-	objects map[*types.Package][]factKey
+	// reads the facts of the packages it sees without scanning all;
+	// pkgFacts lists the package facts' keys, so that listing them does
+	// not scan the object facts (hundreds of thousands on a big program,
+	// and listed for every package).
+	objects  map[*types.Package][]factKey
+	pkgFacts map[factKey]bool
 }
 
 func (s *factStore) get(k factKey) analysis.Fact {
@@ -417,6 +502,12 @@ func (s *factStore) set(k factKey, f analysis.Fact) {
 			s.objects = map[*types.Package][]factKey{}
 		}
 		s.objects[k.obj.Pkg()] = append(s.objects[k.obj.Pkg()], k)
+	}
+	if k.obj == nil {
+		if s.pkgFacts == nil {
+			s.pkgFacts = map[factKey]bool{}
+		}
+		s.pkgFacts[k] = true
 	}
 	s.m[k] = f
 }
@@ -453,23 +544,25 @@ func (s *factStore) objectsOf(pkg *types.Package) []factEntry {
 func (s *factStore) drop(pkg *types.Package) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for k := range s.m {
-		if k.pkg == pkg || k.obj != nil && k.obj.Pkg() == pkg {
-			delete(s.m, k)
-		}
+	for _, k := range s.objects[pkg] {
+		delete(s.m, k)
 	}
 	delete(s.objects, pkg)
+	for k := range s.pkgFacts {
+		if k.pkg == pkg {
+			delete(s.m, k)
+			delete(s.pkgFacts, k)
+		}
+	}
 }
 
-// all returns the object facts (objects true) or the package facts.
-func (s *factStore) all(objects bool) []factEntry {
+// packageFacts returns the package facts.
+func (s *factStore) packageFacts() []factEntry {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []factEntry
-	for k, f := range s.m {
-		if (k.obj != nil) == objects {
-			out = append(out, factEntry{k, f})
-		}
+	out := make([]factEntry, 0, len(s.pkgFacts))
+	for k := range s.pkgFacts {
+		out = append(out, factEntry{k, s.m[k]})
 	}
 	return out
 }
@@ -559,7 +652,7 @@ func runPass(a *analysis.Analyzer, p *packages.Package, facts *factStore, visibl
 // visiblePackageFacts lists the package facts of the packages a pass sees.
 func visiblePackageFacts(facts *factStore, visible *visibleSet) []analysis.PackageFact {
 	var out []analysis.PackageFact
-	for _, e := range facts.all(false) {
+	for _, e := range facts.packageFacts() {
 		if visible.contains(e.key.pkg) {
 			out = append(out, analysis.PackageFact{Package: e.key.pkg, Fact: e.fact})
 		}

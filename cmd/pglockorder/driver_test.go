@@ -63,3 +63,39 @@ func TestParallelSameResults(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadKnownExtras checks that a load told the packages an earlier run
+// added to the patterns loads what a load without that knowledge loads,
+// whether the knowledge is right or out of date.
+func TestLoadKnownExtras(t *testing.T) {
+	cfg := &packages.Config{Mode: loadMode, Dir: "../../testdata/program", Tests: true}
+	patterns := []string{"./txctx/checkout", "./txctx/refunds"}
+	ids := func(pkgs []*packages.Package) []string {
+		var out []string
+		for _, p := range pkgs {
+			out = append(out, p.ID)
+		}
+		return out
+	}
+	want, extras, err := loadWith(cfg, patterns, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(extras, []string{"program/txctx/db"}) {
+		t.Fatalf("extras %v, want the db package both import", extras)
+	}
+	for _, known := range [][]string{
+		extras,                   // right
+		{"program/txctx/orders"}, // out of date: not imported
+		{},                       // none known
+		{"program/txctx/payments", "program/txctx/db"}, // one too many
+	} {
+		got, again, err := loadWith(cfg, patterns, known)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got), ids(want)) || !slices.Equal(again, extras) {
+			t.Errorf("known %v: loaded %v (extras %v), want %v (extras %v)", known, ids(got), again, ids(want), extras)
+		}
+	}
+}

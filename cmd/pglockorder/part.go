@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/internal/findings"
-	"github.com/pglockorder/pglockorder/internal/lockgraph"
 	"github.com/pglockorder/pglockorder/internal/lockseq"
 	"github.com/pglockorder/pglockorder/internal/report"
 )
@@ -11,7 +10,7 @@ import (
 // unitPart is what one package's analysis adds to the run's results, in the
 // form the result caches keep: positions as text, no syntax or types.
 type unitPart struct {
-	Edges    []*lockgraph.Edge
+	Edges    edgeList
 	Ordered  []lockseq.OrderedLock
 	Temps    []string
 	Ignores  []findings.Directive

@@ -30,7 +30,11 @@ import (
 // package they import or of an implementation they call, that is not what
 // it was (the entry's reads, checked against this run's facts by digest).
 // An edit that leaves a package's facts as they were stops there: its
-// importers' reads still match.
+// importers' reads still match. A group of packages that call each other's
+// interfaces is analysed in two rounds (schedule.go); each round's pass is
+// an entry of its own, restored when its reads, of the other members'
+// facts included, get the same answers as when it was made, so an edit to
+// one member does not make the others analysed again.
 //
 // The whole-run cache (cache.go) answers an unchanged tree without
 // type-checking anything; this one still type-checks the analysed packages
@@ -48,6 +52,12 @@ type pkgCache struct {
 	// analysed holds the paths of the packages analysed in this run:
 	// no other package's objects can have facts.
 	analysed map[string]bool
+	// byPath lists the types of the packages analysed in this run by
+	// import path, in the order of the run.
+	byPath map[string][]*types.Package
+	// passes counts the passes of a run: one per package, two per
+	// member of a group analysed in two rounds, each an entry.
+	passes int
 	// writes are the entries being encoded and written in the
 	// background, at most one at a time: a run's cycle search leaves
 	// cores idle that encoding can use.
@@ -55,20 +65,35 @@ type pkgCache struct {
 	writing sync.Mutex
 }
 
-// storeLater stores the entry in the background; wait waits for it.
+// storeLater stores the entry of a pass just made in the background; wait
+// waits for it. The facts the package exported are taken now: a second
+// round replaces them.
 func (c *pkgCache) storeLater(key string, u *unit, facts *factStore) {
+	exported := c.exported(u.pkg.Types, facts)
 	c.writes.Go(func() {
 		c.writing.Lock()
 		defer c.writing.Unlock()
-		c.store(key, u, facts)
+		c.store(key, u, exported)
 	})
+}
+
+// exported returns the facts that a package exported.
+func (c *pkgCache) exported(pkg *types.Package, facts *factStore) []factEntry {
+	out := facts.objectsOf(pkg)
+	for _, t := range c.factTypes {
+		k := factKey{pkg: pkg, t: t}
+		if f := facts.get(k); f != nil {
+			out = append(out, factEntry{k, f})
+		}
+	}
+	return out
 }
 
 // wait waits until every entry is written, then prunes the cache.
 func (c *pkgCache) wait() {
 	if c != nil {
 		c.writes.Wait()
-		c.prune(max(minKeptEntries, keptRuns*len(c.analysed)))
+		c.prune(max(minKeptEntries, keptRuns*c.passes))
 	}
 }
 
@@ -110,8 +135,12 @@ type pkgEntry struct {
 	// Lookups are the methods with summaries found for each name the
 	// package's calls through interfaces looked up (analyzer.Result).
 	Lookups map[string][]string
-	// Facts are the facts the package exported.
-	Facts []encodedFact
+	// Facts name the facts the package exported, and FactData holds
+	// their values, gob-encoded in that order in one stream: gob describes
+	// each type once per stream, and a summary's type description is
+	// longer than most summaries.
+	Facts    []encodedFact
+	FactData []byte
 	// Part is its part of the results.
 	Part *unitPart
 }
@@ -122,10 +151,10 @@ type factRef struct {
 	Pkg, Obj, Type, Digest string
 }
 
-// encodedFact is an exported fact, gob-encoded as go vet encodes facts.
+// encodedFact names an exported fact: the object's path ("" for the
+// package's fact) and the fact's type.
 type encodedFact struct {
 	Obj, Type string
-	Data      []byte
 }
 
 // newPkgCache returns the per-package cache inside the results cache, or
@@ -181,14 +210,14 @@ func (c *pkgCache) load(key string) *pkgEntry {
 
 // store writes the entry of a package analysed now, if everything it read
 // and exported can be named outside this process.
-func (c *pkgCache) store(key string, u *unit, facts *factStore) {
-	if why := c.put(key, u, facts); why != "" && analyzer.Debug() {
+func (c *pkgCache) store(key string, u *unit, exported []factEntry) {
+	if why := c.put(key, u, exported); why != "" && analyzer.Debug() {
 		fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s not stored: %s\n", u.pkg.ID, why)
 	}
 }
 
 // put stores the entry, or says why it cannot.
-func (c *pkgCache) put(key string, u *unit, facts *factStore) string {
+func (c *pkgCache) put(key string, u *unit, exported []factEntry) string {
 	res, ok := u.result.(*analyzer.Result)
 	if !ok || u.err != nil || u.reads == nil || u.reads.everything {
 		return "no result, or it read every fact"
@@ -221,13 +250,8 @@ func (c *pkgCache) put(key string, u *unit, facts *factStore) string {
 		}
 		e.Lookups[name] = refs
 	}
-	exported := facts.objectsOf(u.pkg.Types)
-	for _, t := range c.factTypes {
-		k := factKey{pkg: u.pkg.Types, t: t}
-		if f := facts.get(k); f != nil {
-			exported = append(exported, factEntry{k, f})
-		}
-	}
+	var buf bytes.Buffer
+	enc := gob.NewEncoder(&buf)
 	for _, ef := range exported {
 		var obj objectpath.Path
 		if ef.key.obj != nil {
@@ -236,12 +260,12 @@ func (c *pkgCache) put(key string, u *unit, facts *factStore) string {
 				return fmt.Sprintf("an object with a fact cannot be named: %v", err)
 			}
 		}
-		var buf bytes.Buffer
-		if err := gob.NewEncoder(&buf).Encode(ef.fact); err != nil {
+		if err := enc.Encode(ef.fact); err != nil {
 			return fmt.Sprintf("encoding a fact: %v", err)
 		}
-		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String(), Data: buf.Bytes()})
+		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String()})
 	}
+	e.FactData = buf.Bytes()
 	name := c.file(key)
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err.Error()
@@ -261,11 +285,10 @@ func (c *pkgCache) digest(f analysis.Fact) (string, bool) {
 	if d, ok := c.digests.Load(f); ok {
 		return d.(string), true
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(f); err != nil {
+	sum, err := factDigest(f)
+	if err != nil {
 		return "", false
 	}
-	sum := sha256.Sum256(buf.Bytes())
 	d := hex.EncodeToString(sum[:])
 	c.digests.Store(f, d)
 	return d, true
@@ -295,13 +318,14 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 		f analysis.Fact
 	}
 	var all []decoded
+	dec := gob.NewDecoder(bytes.NewReader(e.FactData))
 	for _, ef := range e.Facts {
 		t, ok := c.factTypes[ef.Type]
 		if !ok {
 			return false
 		}
 		f := reflect.New(t.Elem()).Interface().(analysis.Fact)
-		if err := gob.NewDecoder(bytes.NewReader(ef.Data)).Decode(f); err != nil {
+		if err := dec.Decode(f); err != nil {
 			return false
 		}
 		k := factKey{pkg: p.Types, t: t}
@@ -312,10 +336,6 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 			}
 			k = factKey{obj: obj, t: t}
 		}
-		// The digest of what was stored is that of the bytes read
-		// back: importers compare theirs against it.
-		sum := sha256.Sum256(ef.Data)
-		c.digests.Store(f, hex.EncodeToString(sum[:]))
 		all = append(all, decoded{k, f})
 	}
 	for _, d := range all {
@@ -325,32 +345,13 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 }
 
 // valid reports why a read of the entry would not get the same answer in
-// this run ("" when every read would). Reads of the packages in group are not checked: the group's
-// entries are restored together, from one earlier run.
-func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, visible *visibleSet, group map[string]bool) (why string) {
-	pkgs := map[string]*types.Package{}
-	var add func(*types.Package)
-	add = func(tp *types.Package) {
-		if _, ok := pkgs[tp.Path()]; ok {
-			return
-		}
-		pkgs[tp.Path()] = tp
-		for _, imp := range tp.Imports() {
-			add(imp)
-		}
-	}
-	for _, tp := range visible.packages() {
-		add(tp)
-	}
-	add(p.Types)
+// this run ("" when every read would).
+func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, visible *visibleSet) (why string) {
 	for _, r := range e.Reads {
-		if group[r.Pkg] {
-			continue
-		}
 		if r.Digest == "" && !c.analysed[r.Pkg] {
 			continue // absent then, absent now
 		}
-		tp, t := pkgs[r.Pkg], c.factTypes[r.Type]
+		tp, t := c.visibleByPath(r.Pkg, visible), c.factTypes[r.Type]
 		if tp == nil || t == nil {
 			return "it read a fact of " + r.Pkg + ", not in this run"
 		}
@@ -379,67 +380,75 @@ func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, vis
 	return ""
 }
 
+// visibleByPath returns the first package of the run with import path
+// path whose facts are visible (a package and its test variants share a
+// path): the only ones whose facts a pass reads.
+func (c *pkgCache) visibleByPath(path string, visible *visibleSet) *types.Package {
+	for _, tp := range c.byPath[path] {
+		if visible.contains(tp) {
+			return tp
+		}
+	}
+	return nil
+}
+
 // miss says, under -debug, why a package was analysed again.
-func (c *pkgCache) miss(p *packages.Package, why string) {
+func (c *pkgCache) miss(p *packages.Package, round, rounds int, why string) {
 	if analyzer.Debug() {
+		if rounds > 1 {
+			why = fmt.Sprintf("round %d: %s", round+1, why)
+		}
 		fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s analysed: %s\n", p.ID, why)
 	}
 }
 
-// tryRestore restores a group of packages (members, indexes into order)
-// from the cache: all of them or none. It returns the members' keys (nil
-// when one cannot be made, and then nothing is stored either) and, when
-// every member had an entry whose reads still hold, their units.
-func (c *pkgCache) tryRestore(members []int, order []*packages.Package, failed []error, facts *factStore, visible *visibleSet, source func(*packages.Package) bool) ([]string, []*unit) {
-	keys := make([]string, len(members))
-	for j, i := range members {
-		if failed[i] != nil {
-			return nil, nil
-		}
-		k, ok := c.key(order[i], source)
-		if !ok {
-			return nil, nil
-		}
-		keys[j] = k
+// roundKey is the key of a package's pass in a round of its group's
+// analysis ("" when the package has none): the pass of each round is kept,
+// since the second reads what the first round of the others exported.
+func roundKey(key string, round, rounds int) string {
+	if key == "" || rounds == 1 {
+		return key
 	}
-	entries := make([]*pkgEntry, len(members))
-	for j, i := range members {
-		if entries[j] = c.load(keys[j]); entries[j] == nil {
-			c.miss(order[i], "no entry for its inputs")
-			return keys, nil
-		}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00round %d of %d", key, round+1, rounds))
+	return hex.EncodeToString(sum[:])
+}
+
+// restorePass returns the unit of the package's pass from the entry kept
+// under key, its facts put into the store (replacing those of an earlier
+// round), when every read of that pass still gets the same answer; nil when
+// not (in a second round, the package's facts of the first may then be
+// dropped already, as the pass made instead drops them).
+func (c *pkgCache) restorePass(key string, p *packages.Package, round, rounds int, facts *factStore, visible *visibleSet) *unit {
+	if c == nil || key == "" {
+		return nil
 	}
-	undo := func() {
-		for _, i := range members {
-			facts.drop(order[i].Types)
-		}
+	e := c.load(key)
+	if e == nil {
+		c.miss(p, round, rounds, "no entry for its inputs")
+		return nil
 	}
-	group := map[string]bool{}
-	if len(members) > 1 {
-		for _, i := range members {
-			group[order[i].Types.Path()] = true
-		}
+	if why := c.valid(p, e, facts, visible); why != "" {
+		c.miss(p, round, rounds, why)
+		return nil
 	}
-	for j, i := range members {
-		if !c.restore(order[i], entries[j], facts) {
-			c.miss(order[i], "its facts name objects it lacks")
-			undo()
-			return keys, nil
-		}
+	if round > 0 {
+		facts.drop(p.Types)
 	}
-	for j, i := range members {
-		if why := c.valid(order[i], entries[j], facts, visible, group); why != "" {
-			c.miss(order[i], why)
-			undo()
-			return keys, nil
-		}
+	if !c.restore(p, e, facts) {
+		c.miss(p, round, rounds, "its facts name objects it lacks")
+		return nil
 	}
-	units := make([]*unit, len(members))
-	for j, i := range members {
-		units[j] = &unit{pkg: order[i], restored: entries[j].Part}
-		c.touch(keys[j])
+	c.touch(key)
+	return &unit{pkg: p, restored: e.Part, entry: e}
+}
+
+// unchanged reports whether every read of the pass that made u would get
+// the same answer now, so that a second round need not make it again.
+func (c *pkgCache) unchanged(u *unit, facts *factStore, visible *visibleSet) bool {
+	if u.entry != nil {
+		return c != nil && c.valid(u.pkg, u.entry, facts, visible) == ""
 	}
-	return keys, units
+	return u.reads.unchanged(facts, visible, u.result)
 }
 
 // touch marks an entry used, for pruning.

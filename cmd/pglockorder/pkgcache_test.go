@@ -155,3 +155,82 @@ func TestPackageCachePrune(t *testing.T) {
 		t.Errorf("after pruning to 2: %v, want the two most recently used (00, 01)", keys)
 	}
 }
+
+// TestPackageCacheGroup edits one package of a group of packages that call
+// each other's interfaces (analysed in two rounds) and checks that the
+// other members are restored, not analysed again, and that the output is a
+// run's without cache; then edits its SQL and checks the same.
+func TestPackageCacheGroup(t *testing.T) {
+	bin := buildTool(t)
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "program"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := copyModule(t, src)
+	cacheDir := t.TempDir()
+	run := func(args ...string) (stdout, stderr string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"-v", "-debug"}, append(args, "./txctx/...")...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), cacheEnv+"="+cacheDir)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		var exit *exec.ExitError
+		if err := cmd.Run(); err != nil && !errors.As(err, &exit) {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return o.String(), e.String()
+	}
+	reanalysedRe := regexp.MustCompile(`per-package cache: (\S+)(?: \[[^]]*\])? analysed: (.*)`)
+	check := func(what string) map[string]string {
+		t.Helper()
+		// The whole-run entries would answer before the per-package
+		// cache: an edit changes the files, and so their key.
+		out, errOut := run()
+		fresh, _ := run("-cache=false")
+		if out != fresh {
+			t.Errorf("%s: output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, out, fresh)
+		}
+		again := map[string]string{}
+		for _, m := range reanalysedRe.FindAllStringSubmatch(errOut, -1) {
+			again[m[1]] += m[2] + "; "
+		}
+		return again
+	}
+	first, errFirst := run()
+	if !strings.Contains(first, "lock-order inversion") || !strings.Contains(errFirst, "program/txctx/checkout, program/txctx/refunds") {
+		t.Fatalf("the program has no finding, or no group of checkout and refunds:\n%s\n%s", first, errFirst)
+	}
+
+	// A comment in refunds: refunds and the command that imports it are
+	// analysed again; checkout, in their group, is restored in both rounds.
+	refunds := filepath.Join(dir, "txctx", "refunds", "refunds.go")
+	editFile(t, refunds, func(s string) string { return s + "\n// An edit that changes nothing.\n" })
+	again := check("comment")
+	if _, ok := again["program/txctx/checkout"]; ok || again["program/txctx/refunds"] == "" {
+		t.Errorf("after a comment in refunds, analysed again: %v; want refunds, not checkout", again)
+	}
+
+	// Refunds taking the order first: its facts change, the finding goes.
+	editFile(t, refunds, func(s string) string {
+		s = strings.Replace(s, "if err := s.Locks.LockPayment(ctx, id); err != nil {", "if err := s.Locks.LockOrder(ctx, id); err != nil {", 1)
+		return strings.Replace(s, "return s.Locks.LockOrder(ctx, id) //", "return s.Locks.LockPayment(ctx, id) //", 1)
+	})
+	if again := check("SQL order"); again["program/txctx/checkout"] != "" {
+		t.Errorf("after an edit of refunds' order, checkout analysed again: %v", again)
+	}
+	if out, _ := run(); strings.Contains(out, "lock-order inversion") {
+		t.Errorf("the inversion fixed in refunds is still reported:\n%s", out)
+	}
+
+	// The command's implementation of LockOrder locking payments instead:
+	// checkout's first round read none of the command's facts and is
+	// restored; its second read them and is made again.
+	editFile(t, filepath.Join(dir, "txctx", "cmd", "app", "main.go"), func(s string) string {
+		return strings.Replace(s, "{ return l.orders.LockOrder(ctx, id) }", "{ return l.payments.LockPayment(ctx, id) }", 1)
+	})
+	again = check("implementation")
+	if got := again["program/txctx/checkout"]; !strings.Contains(got, "round 2: a fact it read changed") || strings.Contains(got, "round 1") {
+		t.Errorf("after an edit of the command's implementation, checkout: %q; want its second round only analysed again", got)
+	}
+}

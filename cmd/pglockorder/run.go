@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/tools/go/packages"
@@ -91,16 +92,22 @@ type invocation struct {
 	results   *cachedResults
 	hit       bool
 	cache     resultCache
-	key       string
+	key, env  string // the whole run's cache key, and what every key shares
 	cacheable bool
 	failed    bool           // a package could not be analysed
 	sites     []lockseq.Site // for -explain
 	analysed  time.Duration
 
-	// searchCycles: the lock-order graph and its cycles.
-	edges  []*lockgraph.Edge
-	graph  *lockgraph.Graph
-	cycles []*lockgraph.Cycle
+	// searchCycles: the lock-order graph and its cycles, and whether they
+	// came from the cycle cache.
+	edges        []*lockgraph.Edge
+	graph        *lockgraph.Graph
+	cycles       []*lockgraph.Cycle
+	cyclesReused bool
+
+	// writes are the cache entries being written in the background,
+	// waited for before the run ends.
+	writes sync.WaitGroup
 }
 
 // run runs the command with args and returns its exit status.
@@ -112,8 +119,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if code, ok := inv.load(); !ok {
 		return code
 	}
-	wait := inv.analyse()
-	defer wait() // cache entries are written while the graph is searched
+	defer inv.writes.Wait() // cache entries are written while the run goes on
+	inv.analyse()
 	inv.searchCycles()
 	return inv.report(inv.collect())
 }
@@ -207,7 +214,14 @@ func (inv *invocation) load() (code int, ok bool) {
 	if inv.tags != "" {
 		inv.cfg.BuildFlags = []string{"-tags=" + inv.tags}
 	}
-	pkgs, err := load(inv.cfg, inv.patterns)
+	// The packages an earlier run found the patterns to import, named in
+	// the first go list (cache.go).
+	inv.cache = openCache(inv.useCache && inv.explain == "") // the cache keeps no SQL sites
+	known := inv.cache.knownExtras(inv.cfg, inv.patterns)
+	pkgs, extras, err := loadWith(inv.cfg, inv.patterns, known)
+	if err == nil && !slices.Equal(extras, known) {
+		inv.cache.keepExtras(inv.cfg, inv.patterns, extras)
+	}
 	if err != nil {
 		return inv.fail(exitError, err)
 	}
@@ -260,13 +274,9 @@ func (inv *invocation) load() (code int, ok bool) {
 }
 
 // analyse gets every package's results: the whole run's from the cache,
-// or each package's from the per-package cache or the facts pass. It
-// returns a function that waits for the cache entries still being written.
-func (inv *invocation) analyse() (wait func()) {
-	wait = func() {}
-	inv.cache = openCache(inv.useCache && inv.explain == "") // the cache keeps no SQL sites
-	var env string
-	inv.key, env, inv.cacheable = inv.cache.key(inv.pkgs, inv.cfg, inv.patterns)
+// or each package's from the per-package cache or the facts pass.
+func (inv *invocation) analyse() {
+	inv.key, inv.env, inv.cacheable = inv.cache.key(inv.pkgs, inv.cfg, inv.patterns)
 	if inv.cacheable {
 		inv.results, inv.hit = inv.cache.load(inv.key, inv.g.graph != "" || inv.g.suggestOrder)
 	}
@@ -275,10 +285,10 @@ func (inv *invocation) analyse() (wait func()) {
 		inv.results = &cachedResults{}
 		var pc *pkgCache
 		if inv.cacheable {
-			pc = newPkgCache(inv.cache, env, analyzer.Facts)
+			pc = newPkgCache(inv.cache, inv.env, analyzer.Facts)
 		}
 		units, st := analyzeTimed(analyzer.Facts, inv.pkgs, workers(), pc)
-		wait = pc.wait
+		inv.writes.Go(pc.wait)
 		inv.ph.analysed(st, workers())
 		inv.results.ImplDeps, inv.results.ImplGroups, inv.results.ImplReused = st.implDeps, st.cycles, st.reused
 		unitErrs := map[*packages.Package]error{}
@@ -303,7 +313,6 @@ func (inv *invocation) analyse() (wait func()) {
 	printWarnings(inv.stderr, inv.results.Warnings, inv.rel)
 	inv.analysed = time.Since(inv.start) - inv.loaded
 	inv.ph.mark("analysis")
-	return wait
 }
 
 // searchCycles builds the lock-order graph of every package's edges and
@@ -315,6 +324,9 @@ func (inv *invocation) searchCycles() {
 		temps[t] = true
 	}
 	inv.edges = lockgraph.WithoutTables(inv.results.Edges, temps)
+	if !inv.hit {
+		inv.edges = withoutCopies(inv.edges)
+	}
 	inv.graph = lockgraph.New(inv.edges)
 	inv.ph.mark("graph")
 	if inv.hit {
@@ -323,16 +335,25 @@ func (inv *invocation) searchCycles() {
 			relink(inv.graph, inv.cycles)
 		}
 	} else {
-		inv.cycles = inv.graph.Cycles(analyzer.Policy().MaxCycle)
+		inv.cycles, inv.cyclesReused = searchOrReuseCycles(inv.cache, inv.env, inv.cacheable, inv.graph, inv.stderr, inv.verbose)
+		// The edges the graph keeps, and those it leaves out because
+		// their request never waits: all that a run on the same code
+		// needs of them (lockgraph.Dedupe keeps one edge per key, and a
+		// key says whether the request waits).
+		kept := slices.Concat(inv.graph.Edges(), lockgraph.Dedupe(notWaiting(inv.edges)))
 		if inv.verbose || inv.cacheable {
-			inv.results.EdgeCount = len(lockgraph.Dedupe(inv.edges))
+			inv.results.EdgeCount = len(kept)
 			inv.results.Graph = countGraph(inv.graph, inv.cycles)
 		}
 		if inv.cacheable && !inv.failed {
+			inv.results.Edges = kept
 			inv.results.Cycles, inv.results.Truncated = inv.cycles, inv.graph.Truncated
-			if err := inv.cache.store(inv.key, inv.results); err != nil && inv.verbose {
-				fmt.Fprintf(inv.stderr, "pglockorder: %v\n", err)
-			}
+			// Written while the report is made; waited for at the end.
+			inv.writes.Go(func() {
+				if err := inv.cache.store(inv.key, inv.results); err != nil && inv.verbose {
+					fmt.Fprintf(inv.stderr, "pglockorder: %v\n", err)
+				}
+			})
 		}
 	}
 	inv.ph.mark("cycles")
@@ -420,6 +441,9 @@ func (inv *invocation) printSummary() {
 	fmt.Fprintf(stderr, "pglockorder: %s\n", results.SQL)
 	fmt.Fprintf(stderr, "pglockorder: %s\n", results.Graph)
 	printDispatch(stderr, results.Dispatch, results.ImplDeps, results.ImplGroups, results.ImplReused)
+	if inv.cyclesReused {
+		fmt.Fprintf(stderr, "pglockorder: cycles: those an earlier run found in the same %d edges\n", len(inv.graph.Edges()))
+	}
 }
 
 // exitStatus is the run's exit status: findings decide first (a CI gate
@@ -518,4 +542,40 @@ func posnLess(a, b string) bool {
 		return la < lb
 	}
 	return ca < cb
+}
+
+// notWaiting returns the edges whose request never waits, which the graph
+// leaves out.
+func notWaiting(edges []*lockgraph.Edge) []*lockgraph.Edge {
+	var out []*lockgraph.Edge
+	for _, e := range edges {
+		if !e.Wanted.Waits {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// searchOrReuseCycles returns the cycles of the graph: those the cycle cache
+// (cycles.go) keeps for its edges when caching is on, else a new search's,
+// which it then keeps; reused says which.
+func searchOrReuseCycles(cache resultCache, env string, cacheable bool, graph *lockgraph.Graph, stderr io.Writer, verbose bool) (cycles []*lockgraph.Cycle, reused bool) {
+	maxLen := analyzer.Policy().MaxCycle
+	key, ok := "", false
+	if cacheable {
+		key, ok = cycleKey(env, graph, maxLen)
+	}
+	if ok {
+		if cycles, truncated, hit := cache.loadCycles(key, graph); hit {
+			graph.Truncated = truncated
+			return cycles, true
+		}
+	}
+	cycles = graph.Cycles(maxLen)
+	if ok {
+		if err := cache.storeCycles(key, graph, cycles); err != nil && verbose {
+			fmt.Fprintf(stderr, "pglockorder: %v\n", err)
+		}
+	}
+	return cycles, false
 }

@@ -41,7 +41,7 @@ func (r *Releaser) ReleaseHolds(ctx context.Context, ids []int64) error { // wan
 // them in a map's order.
 func (r *Releaser) Rebalance(ctx context.Context, a, b int64, n int) error { // want Rebalance:`locks\(`
 	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT 1 FROM lf_depots WHERE id = ANY($1) ORDER BY id FOR UPDATE", []int64{min(a, b), max(a, b)}); err != nil {
+		if _, err := tx.Exec(ctx, "SELECT 1 FROM lf_depots WHERE id IN ($1, $2) ORDER BY id FOR UPDATE", min(a, b), max(a, b)); err != nil {
 			return err
 		}
 		for id, delta := range map[int64]int{a: -n, b: n} {
@@ -71,7 +71,7 @@ func (r *Releaser) RebalanceUnlocked(ctx context.Context, a, b int64, n int) err
 // lock, in the map's order.
 func (r *Releaser) RebalanceShared(ctx context.Context, a, b int64, n int) error { // want RebalanceShared:`locks\(`
 	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT 1 FROM lf_depots WHERE id = ANY($1) ORDER BY id FOR SHARE", []int64{min(a, b), max(a, b)}); err != nil {
+		if _, err := tx.Exec(ctx, "SELECT 1 FROM lf_depots WHERE id IN ($1, $2) ORDER BY id FOR SHARE", min(a, b), max(a, b)); err != nil {
 			return err
 		}
 		for id, delta := range map[int64]int{a: -n, b: n} {
