@@ -1,11 +1,12 @@
-// Package heldrows: a helper that updates two rows of one table in the
-// order its caller passes the keys waits for nothing when every caller has
-// already locked both rows, on the same transaction, in key order (min,
-// then max) and in a mode that covers the helper's: the order that counts
-// is the caller's. The helper stays reported when one caller locked only
-// one of the rows, other rows, or both in a weaker mode, and when it is
-// exported (callers the analysis does not see).
-package heldrows
+package heldrows // want package:"sql=true edges=34"
+
+// A helper that updates two rows of one table in the order its caller
+// passes the keys waits for nothing when every caller has already locked
+// both rows, on the same transaction, in key order (min, then max) and in a
+// mode that covers the helper's: the order that counts is the caller's. The
+// helper stays reported when a caller locked only one of the rows, other
+// rows, both in a weaker mode or on another transaction, or when another
+// caller locked neither.
 
 import (
 	"context"
@@ -25,7 +26,7 @@ type querier interface {
 type Patients struct{ DB *sql.DB }
 
 // q returns the context's transaction, or the pool outside one.
-func (p *Patients) q(ctx context.Context) querier {
+func (p *Patients) q(ctx context.Context) querier { // want q:`^returns\(0=p1\.ctx\$tx\(handle\)\)$`
 	if tx, ok := ctx.Value(txKey{}).(*sql.Tx); ok {
 		return tx
 	}
@@ -33,19 +34,19 @@ func (p *Patients) q(ctx context.Context) querier {
 }
 
 // lock locks one patient for the rest of the context's transaction.
-func (p *Patients) lock(ctx context.Context, id int64) error {
+func (p *Patients) lock(ctx context.Context, id int64) error { // want lock:`^locks\(table:patients ROW SHARE@p1\.ctx\$tx, row:patients FOR UPDATE@p1\.ctx\$tx\) holds\[0 1\]$`
 	_, err := p.q(ctx).ExecContext(ctx, "SELECT 1 FROM patients WHERE id = $1 FOR UPDATE", id)
 	return err
 }
 
 // share locks one patient against changes, not against other readers.
-func (p *Patients) share(ctx context.Context, id int64) error {
+func (p *Patients) share(ctx context.Context, id int64) error { // want share:`^locks\(table:patients ROW SHARE@p1\.ctx\$tx, row:patients FOR SHARE@p1\.ctx\$tx\) holds\[0 1\]$`
 	_, err := p.q(ctx).ExecContext(ctx, "SELECT 1 FROM patients WHERE id = $1 FOR SHARE", id)
 	return err
 }
 
 // merge moves the visits of from to into. Its only caller holds both rows.
-func (p *Patients) merge(ctx context.Context, from, into int64) error {
+func (p *Patients) merge(ctx context.Context, from, into int64) error { // want merge:`^locks\(table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx, table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx\) holds\[0 1 2 3\]$`
 	if _, err := p.q(ctx).ExecContext(ctx, "UPDATE patients SET visits = visits + 1 WHERE id = $1", into); err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func (p *Patients) merge(ctx context.Context, from, into int64) error {
 }
 
 // Merge merges dup into keep: both rows locked in key order first.
-func (p *Patients) Merge(ctx context.Context, dup, keep int64) error {
+func (p *Patients) Merge(ctx context.Context, dup, keep int64) error { // want Merge:`^locks\(table:patients ROW SHARE@L0, row:patients FOR UPDATE@L0, table:patients ROW SHARE@L0, row:patients FOR UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0\)$`
 	tx, err := p.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -74,7 +75,7 @@ func (p *Patients) Merge(ctx context.Context, dup, keep int64) error {
 }
 
 // link records that a was referred by b. One caller locks only one row.
-func (p *Patients) link(ctx context.Context, a, b int64) error {
+func (p *Patients) link(ctx context.Context, a, b int64) error { // want link:`^locks\(table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx, table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx\) holds\[0 1 2 3\]$`
 	if _, err := p.q(ctx).ExecContext(ctx, "UPDATE patients SET referrals = referrals + 1 WHERE id = $1", a); err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func (p *Patients) link(ctx context.Context, a, b int64) error {
 
 // Refer locks the lower of the two patients only: the other row is free
 // when link asks for it.
-func (p *Patients) Refer(ctx context.Context, referrer, patient int64) error {
+func (p *Patients) Refer(ctx context.Context, referrer, patient int64) error { // want Refer:`^locks\(table:patients ROW SHARE@L0, row:patients FOR UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0\)$`
 	tx, err := p.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -102,7 +103,7 @@ func (p *Patients) Refer(ctx context.Context, referrer, patient int64) error {
 
 // swapRooms exchanges the rooms of two patients. Its caller locks the rows
 // of other patients than those it passes.
-func (p *Patients) swapRooms(ctx context.Context, a, b int64) error {
+func (p *Patients) swapRooms(ctx context.Context, a, b int64) error { // want swapRooms:`^locks\(table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx, table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx\) holds\[0 1 2 3\]$`
 	if _, err := p.q(ctx).ExecContext(ctx, "UPDATE patients SET room = NULL WHERE id = $1", a); err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func (p *Patients) swapRooms(ctx context.Context, a, b int64) error {
 
 // Transfer locks the two nurses' patients, then swaps the rooms of two
 // others.
-func (p *Patients) Transfer(ctx context.Context, nurseA, nurseB, a, b int64) error {
+func (p *Patients) Transfer(ctx context.Context, nurseA, nurseB, a, b int64) error { // want Transfer:`^locks\(table:patients ROW SHARE@L0, row:patients FOR UPDATE@L0, table:patients ROW SHARE@L0, row:patients FOR UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0\)$`
 	tx, err := p.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -134,7 +135,7 @@ func (p *Patients) Transfer(ctx context.Context, nurseA, nurseB, a, b int64) err
 // cosign marks two patients' consent forms. Its caller locks both rows FOR
 // SHARE, which does not hold off another caller's FOR SHARE: the UPDATEs
 // still wait.
-func (p *Patients) cosign(ctx context.Context, a, b int64) error {
+func (p *Patients) cosign(ctx context.Context, a, b int64) error { // want cosign:`^locks\(table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx, table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx\) holds\[0 1 2 3\]$`
 	if _, err := p.q(ctx).ExecContext(ctx, "UPDATE patients SET consent = true WHERE id = $1", a); err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func (p *Patients) cosign(ctx context.Context, a, b int64) error {
 }
 
 // Consent shares both rows in key order, then updates them.
-func (p *Patients) Consent(ctx context.Context, a, b int64) error {
+func (p *Patients) Consent(ctx context.Context, a, b int64) error { // want Consent:`^locks\(table:patients ROW SHARE@L0, row:patients FOR SHARE@L0, table:patients ROW SHARE@L0, row:patients FOR SHARE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0\)$`
 	tx, err := p.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -164,7 +165,7 @@ func (p *Patients) Consent(ctx context.Context, a, b int64) error {
 
 // moveBed moves the bed of a to b. Its first caller holds both rows; its
 // second locks neither, so two of its runs with a and b swapped deadlock.
-func (p *Patients) moveBed(ctx context.Context, a, b int64) error {
+func (p *Patients) moveBed(ctx context.Context, a, b int64) error { // want moveBed:`^locks\(table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx, table:patients ROW EXCLUSIVE@p1\.ctx\$tx, row:patients FOR NO KEY UPDATE@p1\.ctx\$tx\) holds\[0 1 2 3\]$`
 	if _, err := p.q(ctx).ExecContext(ctx, "UPDATE patients SET bed = NULL WHERE id = $1", a); err != nil {
 		return err
 	}
@@ -173,7 +174,7 @@ func (p *Patients) moveBed(ctx context.Context, a, b int64) error {
 }
 
 // Rebed locks both patients in key order, then moves the bed.
-func (p *Patients) Rebed(ctx context.Context, from, to int64) error {
+func (p *Patients) Rebed(ctx context.Context, from, to int64) error { // want Rebed:`^locks\(table:patients ROW SHARE@L0, row:patients FOR UPDATE@L0, table:patients ROW SHARE@L0, row:patients FOR UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0\)$`
 	tx, err := p.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -193,7 +194,7 @@ func (p *Patients) Rebed(ctx context.Context, from, to int64) error {
 }
 
 // QuickRebed moves the bed without locking the patients first.
-func (p *Patients) QuickRebed(ctx context.Context, from, to int64) error {
+func (p *Patients) QuickRebed(ctx context.Context, from, to int64) error { // want QuickRebed:`^locks\(table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0, table:patients ROW EXCLUSIVE@L0, row:patients FOR NO KEY UPDATE@L0\)$`
 	tx, err := p.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err

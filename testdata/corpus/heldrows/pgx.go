@@ -17,7 +17,7 @@ func debitCredit(ctx context.Context, tx pgx.Tx, from, to, amount int64) error {
 }
 
 // Pay locks both wallets in key order, then moves the money.
-func Pay(ctx context.Context, conn *pgx.Conn, from, to, amount int64) error {
+func Pay(ctx context.Context, conn *pgx.Conn, from, to, amount int64) error { // want Pay:`^locks\(table:wallets ROW SHARE@L0, row:wallets FOR UPDATE@L0, table:wallets ROW SHARE@L0, row:wallets FOR UPDATE@L0, table:wallets ROW EXCLUSIVE@L0, row:wallets FOR NO KEY UPDATE@L0, table:wallets ROW EXCLUSIVE@L0, row:wallets FOR NO KEY UPDATE@L0\)$`
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
@@ -47,7 +47,7 @@ func refund(ctx context.Context, tx pgx.Tx, from, to, amount int64) error {
 }
 
 // Refund locks both wallets in one transaction, and refunds in another.
-func Refund(ctx context.Context, audit, conn *pgx.Conn, from, to, amount int64) error {
+func Refund(ctx context.Context, audit, conn *pgx.Conn, from, to, amount int64) error { // want Refund:`^locks\(table:wallets ROW SHARE@L1, row:wallets FOR UPDATE@L1, table:wallets ROW SHARE@L1, row:wallets FOR UPDATE@L1, table:wallets ROW EXCLUSIVE@L0, row:wallets FOR NO KEY UPDATE@L0, table:wallets ROW EXCLUSIVE@L0, row:wallets FOR NO KEY UPDATE@L0\)$`
 	lockTx, err := audit.Begin(ctx)
 	if err != nil {
 		return err
