@@ -420,7 +420,7 @@ func (fa *fnAnalysis) callerHoldsRow(i int, st *state) bool {
 	for _, g := range sortedKeys(st.must) {
 		O := fa.events[g]
 		if g == i || !st.held[g] || O.Hold == HoldNone || O.Hold == HoldCond || !O.Lock.Waits && !O.Try ||
-			O.Lock.Class.Concrete() != out.Lock.Class.Concrete() || !sameConn(O.Conn, out.Conn) && O.Tx != out.Tx ||
+			O.Lock.Class.Concrete() != out.Lock.Class.Concrete() || !sameConn(O.Conn, out.Conn) && (O.Tx == "" || O.Tx != out.Tx) ||
 			!lockgraph.Covers(O.Lock.Mode, out.Lock.Mode) ||
 			O.Rows.Multi || O.Rows.KeyColumn != out.Rows.KeyColumn || O.Rows.GateShape == "" || gateParams(O.Rows.RowSet) != 1 {
 			// The predicate must be the key's equality alone: the rows
