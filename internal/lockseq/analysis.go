@@ -114,6 +114,10 @@ type Analysis struct {
 	// edgeFn the function each edge was drawn in (entry.go).
 	entries map[entryKey][]entryGate
 	edgeFn  map[*lockgraph.Edge]*ssa.Function
+	// heldRows are, for each call of a function, the callee's row locks
+	// (by the callee's event index) whose row the caller surely holds
+	// already at the call, in a mode that covers them (entry.go).
+	heldRows map[entryKey]map[int]bool
 }
 
 // New returns an analysis for one package.

@@ -48,9 +48,11 @@ func (fa *fnAnalysis) enter(callee *ssa.Function, site ssa.Instruction, st *stat
 	if callee.Origin() != nil {
 		callee = callee.Origin()
 	}
+	fa.entered, fa.enteredSum = entryKey{}, nil
 	if callee.Parent() == nil && (callee.Object() == nil || callee.Object().Exported()) {
 		return // not every call of it is known (see callSites)
 	}
+	fa.entered, fa.enteredSum = entryKey{callee, site}, fa.a.sums[callee]
 	var gates []entryGate
 	for _, g := range sortedKeys(st.must) {
 		e := fa.events[g]
@@ -169,10 +171,31 @@ func (a *Analysis) GateByCallers(funcs []*ssa.Function) {
 		if !passes(f.fn) {
 			return false
 		}
+		if f.Rule == CallerOrder && a.heldByCallers(f, sites[f.fn]) {
+			return true
+		}
 		return slices.ContainsFunc(entry[f.fn], func(g entryGate) bool {
 			return g.Guard && g.Lock.Class != f.Lock.Class.Concrete()
 		})
 	})
+}
+
+// heldByCallers reports whether both rows of a caller-row-order finding are
+// held already at every one of calls, the calls of the finding's function
+// (see recordHeldRow).
+func (a *Analysis) heldByCallers(f RowFinding, calls []ssa.Instruction) bool {
+	if s := a.sums[f.fn]; len(calls) == 0 || f.event < 0 || f.first < 0 || s == nil || len(s.Events) != f.events {
+		// The summary merged events: its indices are not the
+		// function's.
+		return false
+	}
+	for _, site := range calls {
+		m := a.heldRows[entryKey{f.fn, site}]
+		if !m[f.event] || !m[f.first] {
+			return false
+		}
+	}
+	return true
 }
 
 // entryAt returns the gates that every one of calls (of fn) holds: each
@@ -341,4 +364,126 @@ func withInit(funcs []*ssa.Function) []*ssa.Function {
 		}
 	}
 	return out
+}
+
+// Rows held on entry.
+//
+// A helper that locks two rows of one table in the order its caller passes
+// the keys (merge(ctx, from, into)) deadlocks with itself only if its rows
+// are free when it asks for them. When every call of it is known and every
+// caller has already locked both rows, on the same transaction and in a
+// mode that covers the helper's, keyed by exactly the values it passes (the
+// same Go values, or min(a, b) and max(a, b) for a and b), the helper waits
+// for nothing: the order that counts is the caller's, which the caller's
+// own analysis checks. heldRows records, at each call, which of the
+// callee's row locks are held so; GateByCallers withdraws the callee's
+// caller-row-order findings whose two locks are held at every call.
+
+// recordHeldRow records whether the row of copy i of the callee's event k
+// (ev), applied at the call being entered, is surely held by this function
+// at the call (st): on every visit of the call.
+func (fa *fnAnalysis) recordHeldRow(site ssa.Instruction, i int, ev *Event, k int, st *state) {
+	sum := fa.enteredSum
+	if sum == nil || fa.entered.site != site || k >= len(sum.Events) || &sum.Events[k] != ev {
+		return // not a call enter saw (a call through an interface)
+	}
+	held := fa.callerHoldsRow(i, st)
+	if fa.a.heldRows == nil {
+		fa.a.heldRows = map[entryKey]map[int]bool{}
+	}
+	m := fa.a.heldRows[fa.entered]
+	if m == nil {
+		m = map[int]bool{}
+		fa.a.heldRows[fa.entered] = m
+	}
+	if old, seen := m[k]; seen {
+		held = held && old
+	}
+	m[k] = held
+}
+
+// callerHoldsRow reports whether the single row that copy i of a callee's
+// event locks is surely held already in st: locked on the same transaction
+// by a lock of the same table that covers its mode, keyed in the same
+// column by the same value, or by min and max of that value and another.
+func (fa *fnAnalysis) callerHoldsRow(i int, st *state) bool {
+	out := fa.events[i]
+	if !out.Lock.Class.IsRow() || out.Rows.Multi || out.Rows.KeyColumn == "" {
+		return false
+	}
+	want, ok := fa.keyValOf(i, out.Rows.KeyColumn)
+	if !ok {
+		return false
+	}
+	// The values keying the rows held in a mode that covers the request.
+	var vals []keyVal
+	for _, g := range sortedKeys(st.must) {
+		O := fa.events[g]
+		if g == i || !st.held[g] || O.Hold == HoldNone || O.Hold == HoldCond || !O.Lock.Waits && !O.Try ||
+			O.Lock.Class.Concrete() != out.Lock.Class.Concrete() || !sameConn(O.Conn, out.Conn) && (O.Tx == "" || O.Tx != out.Tx) ||
+			!lockgraph.Covers(O.Lock.Mode, out.Lock.Mode) ||
+			O.Rows.Multi || O.Rows.KeyColumn != out.Rows.KeyColumn || O.Rows.GateShape == "" || gateParams(O.Rows.RowSet) != 1 {
+			// The predicate must be the key's equality alone: the rows
+			// it locks are exactly the one its value names.
+			continue
+		}
+		if kv, ok := fa.keyValOf(g, O.Rows.KeyColumn); ok {
+			vals = append(vals, kv)
+		}
+	}
+	same := func(a, b keyVal) bool {
+		return a.key != "" && a.key == b.key || a.v != nil && b.v != nil && fa.sameLoad(a.v, b.v)
+	}
+	for _, h := range vals {
+		if same(h, want) {
+			return true
+		}
+	}
+	// min(a, b) and max(a, b) held: the rows of a and of b are.
+	for _, lo := range vals {
+		x, y, ok := minMaxArgs(lo.v, "min")
+		if !ok || !same(fa.argVal(x), want) && !same(fa.argVal(y), want) {
+			continue
+		}
+		for _, hi := range vals {
+			p, q, ok := minMaxArgs(hi.v, "max")
+			if !ok {
+				continue
+			}
+			if same(fa.argVal(x), fa.argVal(p)) && same(fa.argVal(y), fa.argVal(q)) ||
+				same(fa.argVal(x), fa.argVal(q)) && same(fa.argVal(y), fa.argVal(p)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keyValOf returns the value event ev's predicate compares column col with
+// for equality.
+func (fa *fnAnalysis) keyValOf(ev int, col string) (keyVal, bool) {
+	for _, kv := range fa.keyVals[ev] {
+		if kv.col == col && !kv.set && (kv.key != "" || kv.v != nil) {
+			return kv, true
+		}
+	}
+	return keyVal{}, false
+}
+
+// argVal names an argument of min or max as keyVal does.
+func (fa *fnAnalysis) argVal(v ssa.Value) keyVal {
+	return keyVal{key: fa.valueKey(v), v: v}
+}
+
+// minMaxArgs returns the two arguments of v when it is a call of the
+// builtin name (min or max) with two.
+func minMaxArgs(v ssa.Value, name string) (x, y ssa.Value, ok bool) {
+	c, isCall := stripConversions(v).(*ssa.Call)
+	if !isCall || len(c.Call.Args) != 2 {
+		return nil, nil, false
+	}
+	if b, isBuiltin := c.Call.Value.(*ssa.Builtin); !isBuiltin || b.Name() != name {
+		return nil, nil, false
+	}
+	return c.Call.Args[0], c.Call.Args[1], true
 }

@@ -28,6 +28,10 @@ type rowRules struct {
 	// the callee's events surely held when the callee requests them
 	// (Event.Guards).
 	innerGuards map[int][]int
+	// entered is the call being applied and the callee's summary, set by
+	// enter, for heldByCaller.
+	entered    entryKey
+	enteredSum *Summary
 }
 
 // RowInfo is what an event knows about the rows its lock takes: the lock
@@ -98,6 +102,9 @@ type RowFinding struct {
 	// function's events, -1 for a statement queued in a batch; first is
 	// that of the first lock of a CallerOrder finding, -1 otherwise.
 	event, first int
+	// events counts the function's events, which its summary keeps in
+	// the same order unless it merged some (limits.go).
+	events int
 }
 
 // OrderedLock is a blocking lock of several rows of one table in a defined
@@ -407,7 +414,7 @@ func (fa *fnAnalysis) flushRows() {
 			continue
 		}
 		fa.a.rowSeen[k] = true
-		f.fn = fa.fn
+		f.fn, f.events = fa.fn, len(fa.events)
 		fa.a.Rows = append(fa.a.Rows, f)
 	}
 }
@@ -555,6 +562,7 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 	out.Rows.Scope = strings.Join(scope, ",")
 	out.Rows.Pending = false
 	fa.mapKeyVals(i, ev, vals, before)
+	fa.recordHeldRow(site, i, ev, len(before), st)
 	if ev.Rows.Pending {
 		switch out.Hold {
 		case HoldCond:
