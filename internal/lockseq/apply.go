@@ -206,13 +206,15 @@ func (fa *fnAnalysis) applyInvoke(site ssa.Instruction, scope string, inv Invoke
 		return
 	}
 	callee, bindings := funcValue(args[inv.Param])
-	if callee == nil {
+	if callee == nil || slices.Contains(fa.applying, callee) {
 		return
 	}
 	sum := fa.a.summaryOf(callee)
 	if sum.Empty() {
 		return
 	}
+	fa.applying = append(fa.applying, callee)
+	defer func() { fa.applying = fa.applying[:len(fa.applying)-1] }()
 	nparams := numParams(callee)
 	cbind := func(i int, path []string) (Handle, bool) {
 		if i >= nparams {

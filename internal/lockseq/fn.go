@@ -118,6 +118,11 @@ type fnAnalysis struct {
 	dispatched map[token.Pos]bool
 	// callback caches callbackOnly: 0 unknown, 1 no, 2 yes.
 	callback int8
+	// applying are the function values whose summaries applyInvoke is
+	// applying, outermost first: a closure that a callee's callback runs
+	// again (a recursive closure, hooks that wrap each other) is applied
+	// once on that chain, not without end.
+	applying []*ssa.Function
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -411,7 +416,10 @@ func (fa *fnAnalysis) invoke(fn ssa.Value, args []ssa.Value, st *state) {
 
 // recordInvoke records that the function invokes its function-valued
 // parameter (or free variable) fn, passing the handles flows lists, while
-// st's locks are held.
+// st's locks are held. An invocation that passes no handle is recorded too:
+// a retry helper's fn() runs a closure that captures the runner's callback
+// and the transaction it begins, and without the record the chain from the
+// callback's caller to the runner's transaction breaks there.
 func (fa *fnAnalysis) recordInvoke(fn ssa.Value, flows []Flow, st *state) {
 	param := -1
 	switch v := fn.(type) {
@@ -420,7 +428,7 @@ func (fa *fnAnalysis) recordInvoke(fn ssa.Value, flows []Flow, st *state) {
 	case *ssa.FreeVar:
 		param = len(fa.fn.Params) + slices.Index(fa.fn.FreeVars, v)
 	}
-	if param < 0 || len(flows) == 0 {
+	if param < 0 {
 		return
 	}
 	inv := Invoke{Param: param, Args: flows}
