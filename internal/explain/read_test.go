@@ -327,3 +327,23 @@ func FuzzRead(f *testing.F) {
 		_ = Explain(l, Program{})
 	})
 }
+
+// TestReadDeadlockAtCharacter reads a deadlock whose victim waited for a
+// table lock taken while its statement was parsed: the plain-text log adds
+// the statement's position to the error (as PostgreSQL 15 logged it).
+func TestReadDeadlockAtCharacter(t *testing.T) {
+	l := read(t, `2026-12-02 12:11:23.398 UTC [16007] LOG:  process 16007 detected deadlock while waiting for RowExclusiveLock on relation 20805 of database 20796 after 100.171 ms at character 13
+2026-12-02 12:11:23.398 UTC [16007] DETAIL:  Process holding the lock: 16008. Wait queue: .
+2026-12-02 12:11:23.398 UTC [16007] STATEMENT:  INSERT INTO pc_artifacts (build_id, path) VALUES ('1', '1')
+2026-12-02 12:11:23.398 UTC [16007] ERROR:  deadlock detected at character 13
+2026-12-02 12:11:23.398 UTC [16007] DETAIL:  Process 16007 waits for RowExclusiveLock on relation 20805 of database 20796; blocked by process 16008.
+	Process 16008 waits for ShareLock on transaction 1034; blocked by process 16007.
+	Process 16007: INSERT INTO pc_artifacts (build_id, path) VALUES ('1', '1')
+	Process 16008: UPDATE "pc_builds" SET status = 'pruned' WHERE pipeline_id = '1'
+2026-12-02 12:11:23.398 UTC [16007] HINT:  See server log for query details.
+2026-12-02 12:11:23.398 UTC [16007] STATEMENT:  INSERT INTO pc_artifacts (build_id, path) VALUES ('1', '1')
+`)
+	if len(l.Reports) != 1 || l.Reports[0].Kind != Deadlock || len(l.Reports[0].Processes) != 2 {
+		t.Fatalf("want one deadlock of two processes: %s", dump(l))
+	}
+}

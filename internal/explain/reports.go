@@ -142,7 +142,10 @@ func (a *assembler) add(r *Report) {
 
 func (a *assembler) entry(e *Entry) {
 	switch {
-	case e.Code == "40P01" || e.Message == "deadlock detected":
+	case e.Code == "40P01" || strings.HasPrefix(e.Message, "deadlock detected"):
+		// The plain-text log adds " at character N" to an error of a
+		// statement with a position: a lock taken while the statement
+		// is parsed (an INSERT's RowExclusiveLock on its table).
 		a.deadlock(e)
 	case strings.HasPrefix(e.Message, "canceling statement due to lock timeout"):
 		a.lockTimeout(e)

@@ -383,6 +383,10 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 		return
 	}
 	sum := fa.a.summaryOf(callee)
+	if sum == nil && len(callee.Blocks) == 0 {
+		fa.opaqueRunner(site, callee, c, st)
+		return
+	}
 	if sum.Empty() {
 		return
 	}
@@ -391,6 +395,60 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	}
 	fa.enter(callee, site, st)
 	fa.apply(site, "", sum, calleeValues(c.Args, bindings, numParams(callee)), bind, st)
+}
+
+// opaqueRunner applies, at a call of a function of another package that
+// was not analysed (a retry or backoff helper that imports no database
+// API, a library's), the closures without parameters the call passes it,
+// as if the function ran each once before it returns: retry.Do(ctx, func()
+// error { return pgx.BeginTxFunc(...) }) runs its operation in the
+// caller's place, and a transaction the caller's callback is given inside
+// it reaches that callback. The standard library's functions are left
+// alone: those that take a func() run it later (time.AfterFunc) or
+// elsewhere, or take no locks.
+func (fa *fnAnalysis) opaqueRunner(site ssa.Instruction, callee *ssa.Function, c *ssa.CallCommon, st *state) {
+	if callee.Pkg == nil && callee.Object() == nil || isStandard(callee) {
+		return
+	}
+	for _, arg := range c.Args {
+		cb, bindings := funcValue(arg)
+		if cb == nil || cb.Signature.Params().Len() != 0 || len(cb.Blocks) == 0 {
+			continue
+		}
+		sum := fa.a.summaryOf(cb)
+		if sum.Empty() {
+			continue
+		}
+		bind := func(i int, path []string) (Handle, bool) {
+			return fa.bindArg(nil, bindings, 0, i, path)
+		}
+		fa.enter(cb, site, st)
+		fa.apply(site, "", sum, calleeValues(nil, bindings, 0), bind, st)
+	}
+}
+
+// isStandard reports whether fn belongs to the standard library: its
+// package path starts with one of the standard library's top-level
+// directories. (A module path need not have a dot: "corpus" or "myservice"
+// are valid.)
+func isStandard(fn *ssa.Function) bool {
+	obj := fn.Object()
+	if obj == nil || obj.Pkg() == nil {
+		return false
+	}
+	first, _, _ := strings.Cut(obj.Pkg().Path(), "/")
+	return stdTop[first]
+}
+
+// stdTop are the top-level directories of the standard library.
+var stdTop = map[string]bool{
+	"archive": true, "bufio": true, "bytes": true, "cmp": true, "compress": true, "container": true, "context": true,
+	"crypto": true, "database": true, "debug": true, "embed": true, "encoding": true, "errors": true, "expvar": true,
+	"flag": true, "fmt": true, "go": true, "hash": true, "html": true, "image": true, "index": true, "io": true,
+	"iter": true, "log": true, "maps": true, "math": true, "mime": true, "net": true, "os": true, "path": true,
+	"plugin": true, "reflect": true, "regexp": true, "runtime": true, "slices": true, "sort": true, "strconv": true,
+	"strings": true, "structs": true, "sync": true, "syscall": true, "testing": true, "text": true, "time": true,
+	"unicode": true, "unique": true, "unsafe": true, "weak": true,
 }
 
 // calleeValues lists the values of a callee's parameters at a call site,
