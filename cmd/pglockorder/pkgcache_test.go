@@ -21,26 +21,7 @@ import (
 // analyses again exactly the packages whose results can differ, and prints
 // what a run without any cache prints.
 func TestPackageCache(t *testing.T) {
-	bin := buildTool(t)
-	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "program"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := copyModule(t, src)
-	cacheDir := t.TempDir()
-	run := func(args ...string) (stdout, stderr string) {
-		t.Helper()
-		cmd := exec.Command(bin, append([]string{"-v", "-debug"}, append(args, "./ports/...")...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), cacheEnv+"="+cacheDir)
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		var exit *exec.ExitError
-		if err := cmd.Run(); err != nil && !errors.As(err, &exit) {
-			t.Fatalf("%v: %v", args, err)
-		}
-		return o.String(), e.String()
-	}
+	dir, cacheDir, run := cachedProgram(t, "./ports/...")
 	// forgetRuns removes the whole-run entries, so that the next run
 	// analyses and may use only the per-package cache.
 	forgetRuns := func() {
@@ -161,26 +142,7 @@ func TestPackageCachePrune(t *testing.T) {
 // other members are restored, not analysed again, and that the output is a
 // run's without cache; then edits its SQL and checks the same.
 func TestPackageCacheGroup(t *testing.T) {
-	bin := buildTool(t)
-	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "program"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := copyModule(t, src)
-	cacheDir := t.TempDir()
-	run := func(args ...string) (stdout, stderr string) {
-		t.Helper()
-		cmd := exec.Command(bin, append([]string{"-v", "-debug"}, append(args, "./txctx/...")...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), cacheEnv+"="+cacheDir)
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		var exit *exec.ExitError
-		if err := cmd.Run(); err != nil && !errors.As(err, &exit) {
-			t.Fatalf("%v: %v", args, err)
-		}
-		return o.String(), e.String()
-	}
+	dir, _, run := cachedProgram(t, "./txctx/...")
 	reanalysedRe := regexp.MustCompile(`per-package cache: (\S+)(?: \[[^]]*\])? analysed: (.*)`)
 	check := func(what string) map[string]string {
 		t.Helper()
@@ -233,4 +195,32 @@ func TestPackageCacheGroup(t *testing.T) {
 	if got := again["program/txctx/checkout"]; !strings.Contains(got, "round 2: a fact it read changed") || strings.Contains(got, "round 1") {
 		t.Errorf("after an edit of the command's implementation, checkout: %q; want its second round only analysed again", got)
 	}
+}
+
+// cachedProgram copies testdata/program and returns its directory, the
+// cache directory of the runs, and a function that runs the command with
+// -v -debug and args over pattern there, with that cache.
+func cachedProgram(t *testing.T, pattern string) (dir, cacheDir string, run func(args ...string) (stdout, stderr string)) {
+	t.Helper()
+	bin := buildTool(t)
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "program"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = copyModule(t, src)
+	cacheDir = t.TempDir()
+	run = func(args ...string) (stdout, stderr string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"-v", "-debug"}, append(args, pattern)...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), cacheEnv+"="+cacheDir)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		var exit *exec.ExitError
+		if err := cmd.Run(); err != nil && !errors.As(err, &exit) {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return o.String(), e.String()
+	}
+	return dir, cacheDir, run
 }
