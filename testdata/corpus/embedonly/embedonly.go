@@ -46,3 +46,29 @@ func (s *Scheduler) Cancel(ctx context.Context, buildID int64) error { // want C
 	}
 	return tx.Commit(ctx)
 }
+
+// Assign and Release both lock the queue, then its workers: one order, with
+// statements from the same embedded files, and nothing to report.
+func (s *Scheduler) Assign(ctx context.Context, queueID int64) error { // want Assign:`locks\(.*row:eo_queues FOR UPDATE@C0/L0.*row:eo_workers FOR NO KEY UPDATE@C0/L0`
+	return s.queueThenWorkers(ctx, queueID)
+}
+
+// Release is Assign's other caller.
+func (s *Scheduler) Release(ctx context.Context, queueID int64) error { // want Release:`locks\(.*row:eo_queues FOR UPDATE@C0/L0.*row:eo_workers FOR NO KEY UPDATE@C0/L0`
+	return s.queueThenWorkers(ctx, queueID)
+}
+
+func (s *Scheduler) queueThenWorkers(ctx context.Context, queueID int64) error { // want queueThenWorkers:`locks\(.*row:eo_queues FOR UPDATE@L0.*row:eo_workers FOR NO KEY UPDATE@L0`
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if _, err := tx.Exec(ctx, queries.Get("lock_queue"), queueID); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, queries.Get("bump_workers"), queueID); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}

@@ -1,0 +1,1 @@
+SELECT 1 FROM eo_queues WHERE id = $1 FOR UPDATE
