@@ -35,6 +35,11 @@ type Outcome struct {
 	// after each had rolled back: session-level locks that outlived
 	// their transaction.
 	SessionLocks int
+	// PIDs are the sessions' backend process IDs, in the order of the
+	// script's sessions: what the server's log names them by, and all
+	// that tells this replay's reports from those of other tests that
+	// share the server.
+	PIDs []uint32
 }
 
 // Deadlocks counts the sessions that failed with 40P01.
@@ -165,16 +170,16 @@ func Replay(ctx context.Context, dsn string, sc *repro.Script, values map[string
 		}
 	}
 	wg.Wait()
-	pids := make([]uint32, len(conns))
+	out.PIDs = make([]uint32, len(conns))
 	for i, s := range sc.Sessions {
-		pids[i] = conns[i].PgConn().PID()
+		out.PIDs[i] = conns[i].PgConn().PID()
 		if s.Wait == nil && s.Tx {
 			if err := exec(ctx, conns[i], "ROLLBACK"); err != nil {
 				return nil, fmt.Errorf("%s: %w", s.Name, err)
 			}
 		}
 	}
-	if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = ANY($1)", pids).Scan(&out.SessionLocks); err != nil {
+	if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = ANY($1)", out.PIDs).Scan(&out.SessionLocks); err != nil {
 		return nil, fmt.Errorf("reading pg_locks: %w", err)
 	}
 	return out, nil
