@@ -160,6 +160,11 @@ type Result struct {
 	// advisory locks that a pool may hand on.
 	Rows  []lockseq.RowFinding
 	Leaks []lockseq.Leak
+	// Lent names the lent row findings of other packages' functions that
+	// the package's calls judged again (lockseq.Analysis.Lent): a driver
+	// that sees the whole program withdraws their reports in the
+	// function's own package.
+	Lent []string
 	// Order is the lock order the package's module declares, or nil.
 	Order *DeclaredOrder
 	// Ignores are the package's //pglockorder:ignore directives.
@@ -270,11 +275,13 @@ func analyze(pass *analysis.Pass) (any, error) {
 		}
 	}
 	an.GateByCallers(funcs) // gates that every caller holds (lockseq/entry.go)
+	an.WithdrawLent()       // statements its callers judge (lockseq/rows.go)
 	if st.err != nil {
 		return nil, st.err
 	}
 	res.Edges, res.EdgePos = an.Edges, an.EdgePos
 	res.Leaks, res.Rows = an.Leaks, an.Rows
+	res.Lent = sortedSet(an.Lent)
 	res.Skipped, res.Locked = an.Skipped, orderNames(an.Locked) // SQL not analysed, lock names (debug.go)
 	res.Sites = an.Sites
 	res.Dispatch = an.Dispatch

@@ -47,7 +47,7 @@ import (
 const cacheEnv = "PGLOCKORDER_CACHE"
 
 // cacheVersion changes when the cached data's shape does.
-const cacheVersion = "pglockorder-results-v7"
+const cacheVersion = "pglockorder-results-v8"
 
 // maxCacheEntries bounds the cache: the oldest entries beyond it go.
 const maxCacheEntries = 16
@@ -62,9 +62,12 @@ type cachedResults struct {
 	Ordered   []lockseq.OrderedLock
 	Temps     []string
 	Findings  []findings.Finding // those of each package alone (analyzer.PackageFindings)
-	Ignores   []findings.Directive
-	Skipped   []lockseq.Skip // SQL not analysed, counted at the end of the run
-	Locked    []string       // names of the locked classes, for the declared order's names
+	// lent names the lent row findings that calls in some package judged
+	// again: withdrawn from Findings once every package is in.
+	lent    map[string]bool
+	Ignores []findings.Directive
+	Skipped []lockseq.Skip // SQL not analysed, counted at the end of the run
+	Locked  []string       // names of the locked classes, for the declared order's names
 	// Warnings are the analysis bounds reached (limitWarnings).
 	Warnings []string
 	// Dispatch counts the calls through interfaces and how they were

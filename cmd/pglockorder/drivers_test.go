@@ -476,3 +476,47 @@ func subsequence(sub, seq []issue) bool {
 	}
 	return i == len(sub)
 }
+
+// TestLentRowsWholeProgram checks where a statement run on a transaction
+// the caller lends is reported (lockseq.RowFinding.Lent): go vet, which
+// sees store before its callers, reports store.DeleteItems' statement
+// there; the command, which sees svc judge it at every call (gated in
+// Prune, reported in PruneUngated), withdraws store's report. Both report
+// PruneUngated's.
+func TestLentRowsWholeProgram(t *testing.T) {
+	bin := buildTool(t)
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	download(t, dir)
+	const (
+		lent     = "lentrows/store/store.go:24:"
+		borrower = "lentrows/svc/svc.go:39:"
+	)
+	at := func(fs []detailed, prefix string) int {
+		n := 0
+		for _, f := range fs {
+			if strings.HasPrefix(f.Posn, prefix) && f.Category == category.UnorderedRowLock {
+				n++
+			}
+		}
+		return n
+	}
+	out, stderr, code := runTool(t, dir, bin, "-json", "-cache=false", "./lentrows/...")
+	if code != exitFindings {
+		t.Fatalf("pglockorder -json: exit %d, want %d\n%s", code, exitFindings, stderr)
+	}
+	cli := decodeDetailed(t, out, dir)
+	if at(cli, lent) != 0 || at(cli, borrower) != 1 {
+		t.Errorf("the command reports %d findings at %s (want 0: its callers judge it) and %d at %s (want 1):\n%v", at(cli, lent), lent, at(cli, borrower), borrower, cli)
+	}
+	vetOut, vetErr, code := runTool(t, dir, "go", "vet", "-json", "-vettool="+bin, "./lentrows/...")
+	if code != 0 {
+		t.Fatalf("go vet -json: exit %d\n%s", code, vetErr)
+	}
+	vet := decodeDetailed(t, vetOut+vetErr, dir)
+	if at(vet, lent) != 1 || at(vet, borrower) != 1 {
+		t.Errorf("go vet reports %d findings at %s (want 1: no caller in its package) and %d at %s (want 1):\n%v", at(vet, lent), lent, at(vet, borrower), borrower, vet)
+	}
+}

@@ -20,6 +20,9 @@ type unitPart struct {
 	Dispatch lockseq.DispatchStats
 	Dialect  analyzer.DialectReport
 	Findings []findings.Finding
+	// Lent names the lent row findings of other packages that the
+	// package's calls judged again (analyzer.Result.Lent).
+	Lent []string
 	// Sites are the package's calls that send SQL (for -v's counts and
 	// -explain).
 	Sites []lockseq.Site
@@ -46,6 +49,7 @@ func (u *unit) part() *unitPart {
 		// The findings of the package alone, with the analyzer's own
 		// rules; those across packages come at the end of the run.
 		p.Findings = analyzer.PackageFindings(res, u.pkg.Fset, u.pkg.PkgPath)
+		p.Lent = res.Lent
 	}
 	for _, d := range u.diagnostics {
 		// The facts pass reports nothing; should it ever, its
@@ -73,4 +77,10 @@ func (r *cachedResults) add(p *unitPart) {
 	// cached run's -v.
 	r.Dialects.Add(p.Dialect)
 	r.Findings = append(r.Findings, p.Findings...)
+	for _, k := range p.Lent {
+		if r.lent == nil {
+			r.lent = map[string]bool{}
+		}
+		r.lent[k] = true
+	}
 }

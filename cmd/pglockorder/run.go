@@ -307,6 +307,11 @@ func (inv *invocation) analyse() {
 			inv.sites = append(inv.sites, part.Sites...)
 			inv.results.add(part)
 		}
+		// A function's statement on a transaction its caller lends
+		// it is reported where the transaction is begun, in whatever
+		// package that is (lockseq.RowFinding.Lent).
+		// One statement reported from several packages is one finding.
+		inv.results.Findings = findings.FoldStatements(findings.WithdrawLent(inv.results.Findings, inv.results.lent))
 		inv.results.SQL = countSQL(inv.sites, inv.results.Skipped)
 		inv.left = append(inv.left, unitsLeftOut(unitErrs)...)
 	}

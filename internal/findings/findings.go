@@ -37,6 +37,18 @@ type Finding struct {
 	// Cycle is the cycle the finding reports, when it is one (for the
 	// reproducers and the baseline); nil otherwise.
 	Cycle *lockgraph.Cycle `json:"-"`
+	// Lent names a row finding in a function that runs the statement on
+	// a transaction its callers lend it (lockseq.RowFinding.Lent): a
+	// driver that sees the whole program withdraws it where a call in
+	// another package judged the statement again (WithdrawLent).
+	Lent string `json:"-"`
+	// Statement names the statement of an unordered-row finding (its
+	// lock's class and position), and Funcs the transactions it is
+	// reported for, the finding's own first: a driver that sees the
+	// whole program folds the findings of one statement made in several
+	// packages into one (FoldStatements).
+	Statement string   `json:"-"`
+	Funcs     []string `json:"-"`
 }
 
 // Options say how findings are rendered and which ones a driver reports.
@@ -117,18 +129,32 @@ func Rows(rows []lockseq.RowFinding, fset *token.FileSet, pkg string, o Options)
 	var out []Finding
 	for _, g := range foldRows(rows) {
 		f := g[0]
-		msg := report.RowMessage(f, o.report())
-		if len(g) > 1 {
-			also := make([]string, 0, len(g)-1)
-			for _, other := range g[1:] {
-				also = append(also, other.Func)
-			}
-			msg += "\n  also: the same statement in the transactions of " + strings.Join(also, ", ") + " (one fix, in the statement)"
+		funcs := make([]string, 0, len(g))
+		for _, other := range g {
+			funcs = append(funcs, other.Func)
 		}
-		out = append(out, Finding{Pkg: pkg, Pos: fset.Position(f.Pos), Category: report.RowCategory(f), Message: msg,
-			Related: report.RowRelated(f)})
+		fi := Finding{Pkg: pkg, Pos: fset.Position(f.Pos), Category: report.RowCategory(f),
+			Message: report.RowMessage(f, o.report()) + alsoLine(funcs[1:]), Related: report.RowRelated(f)}
+		if k := statementKey(f); k != "" {
+			fi.Statement, fi.Funcs = k, funcs
+		}
+		if !slices.ContainsFunc(g, func(f lockseq.RowFinding) bool { return !f.Lent || f.LentKey() != g[0].LentKey() }) {
+			fi.Lent = f.LentKey()
+		}
+		out = append(out, fi)
 	}
 	return out
+}
+
+// WithdrawLent drops the lent row findings (Finding.Lent) that a call in
+// some package judged again (judged, keyed as lockseq.LentKey): there the
+// statement was reported, or found gated or ordered, with what the lending
+// transaction holds.
+func WithdrawLent(fs []Finding, judged map[string]bool) []Finding {
+	if len(judged) == 0 {
+		return fs
+	}
+	return slices.DeleteFunc(fs, func(f Finding) bool { return f.Lent != "" && judged[f.Lent] })
 }
 
 // Leaks returns the findings of the session advisory locks of one package
@@ -210,8 +236,7 @@ func foldRows(rows []lockseq.RowFinding) [][]lockseq.RowFinding {
 			out = append(out, []lockseq.RowFinding{f})
 			continue
 		}
-		site := f.Path[len(f.Path)-1].Pos
-		k := f.Lock.Class.String() + "\x00" + site.String()
+		k := statementKey(f)
 		if i, ok := at[k]; ok {
 			out[i] = append(out[i], f)
 			continue
@@ -220,6 +245,73 @@ func foldRows(rows []lockseq.RowFinding) [][]lockseq.RowFinding {
 		out = append(out, []lockseq.RowFinding{f})
 	}
 	return out
+}
+
+// statementKey names the statement of an unordered-row finding reached
+// through a helper (its lock's class and position), "" for another.
+func statementKey(f lockseq.RowFinding) string {
+	if f.Rule != lockseq.UnorderedRows || len(f.Path) < 2 {
+		return ""
+	}
+	return f.Lock.Class.String() + "\x00" + f.Path[len(f.Path)-1].Pos.String()
+}
+
+// alsoLine is the line of a row finding that names the other transactions
+// the statement is reported for, "" when there are none.
+func alsoLine(others []string) string {
+	if len(others) == 0 {
+		return ""
+	}
+	return "\n  also: the same statement in the transactions of " + strings.Join(others, ", ") + " (one fix, in the statement)"
+}
+
+// FoldStatements folds the unordered-row findings of one statement made in
+// several packages (Finding.Statement; each package folds its own, see
+// Rows) into the first of them by position, which names every other
+// transaction: one statement, one fix, one report. Other findings are
+// kept as they are, in their order.
+func FoldStatements(fs []Finding) []Finding {
+	lead := map[string]int{}
+	for i, f := range fs {
+		if f.Statement == "" {
+			continue
+		}
+		j, ok := lead[f.Statement]
+		if !ok || comparePositions(f.Pos, fs[j].Pos) < 0 {
+			lead[f.Statement] = i
+		}
+	}
+	var out []Finding
+	for i, f := range fs {
+		if f.Statement == "" {
+			out = append(out, f)
+			continue
+		}
+		if lead[f.Statement] != i {
+			continue
+		}
+		funcs := slices.Clone(f.Funcs)
+		for _, other := range fs {
+			if other.Statement == f.Statement && other.Pos != f.Pos {
+				for _, fn := range other.Funcs {
+					if !slices.Contains(funcs, fn) {
+						funcs = append(funcs, fn)
+					}
+				}
+			}
+		}
+		if len(funcs) > len(f.Funcs) {
+			f.Message = strings.TrimSuffix(f.Message, alsoLine(f.Funcs[1:])) + alsoLine(funcs[1:])
+			f.Funcs = funcs
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// comparePositions orders positions by file, line and column.
+func comparePositions(a, b token.Position) int {
+	return cmp.Or(cmp.Compare(a.Filename, b.Filename), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 }
 
 // MigrationPackage reports whether a package holds schema migrations (an

@@ -2,6 +2,7 @@ package findings
 
 import (
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,5 +118,43 @@ func TestSeparateTestBinaries(t *testing.T) {
 		if got := SeparateTestBinaries(&lockgraph.Cycle{Steps: tt.steps}); got != tt.want {
 			t.Errorf("%s: SeparateTestBinaries = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestFoldStatements checks that one statement reported from several
+// packages becomes one finding at the first position, naming every
+// transaction once, and that other findings are left as they are.
+func TestFoldStatements(t *testing.T) {
+	pos := func(file string, line int) token.Position {
+		return token.Position{Filename: file, Line: line, Column: 2}
+	}
+	fs := []Finding{
+		{Pkg: "b", Pos: pos("b/b.go", 9), Category: "unordered-row-lock", Message: "m" + alsoLine([]string{"b.Y"}), Statement: "s1", Funcs: []string{"b.X", "b.Y"}},
+		{Pkg: "a", Pos: pos("a/a.go", 3), Category: "lock-order", Message: "cycle"},
+		{Pkg: "a", Pos: pos("a/a.go", 5), Category: "unordered-row-lock", Message: "m", Statement: "s1", Funcs: []string{"a.Z"}},
+		{Pkg: "c", Pos: pos("c/c.go", 1), Category: "unordered-row-lock", Message: "other", Statement: "s2", Funcs: []string{"c.W"}},
+		{Pkg: "d", Pos: pos("d/d.go", 1), Category: "unordered-row-lock", Message: "m" + alsoLine([]string{"b.X"}), Statement: "s1", Funcs: []string{"d.V", "b.X"}},
+	}
+	got := FoldStatements(fs)
+	want := []Finding{fs[1], fs[2], fs[3]}
+	want[1].Message = "m" + alsoLine([]string{"b.X", "b.Y", "d.V"})
+	want[1].Funcs = []string{"a.Z", "b.X", "b.Y", "d.V"}
+	if len(got) != len(want) {
+		t.Fatalf("%d findings, want %d: %v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i].Pos != want[i].Pos || got[i].Message != want[i].Message || !slices.Equal(got[i].Funcs, want[i].Funcs) {
+			t.Errorf("finding %d:\ngot  %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestWithdrawLent checks that only the lent findings some call judged are
+// withdrawn.
+func TestWithdrawLent(t *testing.T) {
+	fs := []Finding{{Message: "judged", Lent: "k1"}, {Message: "not judged", Lent: "k2"}, {Message: "not lent"}}
+	got := WithdrawLent(fs, map[string]bool{"k1": true, "": true})
+	if len(got) != 2 || got[0].Message != "not judged" || got[1].Message != "not lent" {
+		t.Errorf("WithdrawLent kept %v", got)
 	}
 }

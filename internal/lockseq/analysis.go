@@ -82,6 +82,12 @@ type Analysis struct {
 	TempTables map[string]bool
 	// Rows are the findings of the row-order rules.
 	Rows []RowFinding
+	// Lent names the lent row findings (RowFinding.Lent) of functions in
+	// other packages, or in this one, that a call in this package
+	// applied: the caller judged them with the locks its transaction
+	// holds (LentKey), so the callee's own report is withdrawn
+	// (WithdrawLent).
+	Lent map[string]bool
 	// Ordered lists the package's blocking locks of several rows in a
 	// defined order, for the order-mismatch rule.
 	Ordered []OrderedLock
@@ -132,6 +138,7 @@ func New(env Env) *Analysis {
 		skipSeen:   map[string]bool{},
 		Locked:     map[lockgraph.Class]bool{},
 		rowSeen:    map[string]bool{},
+		Lent:       map[string]bool{},
 	}
 	// The ORM models' table names declared in other packages come from
 	// their facts, through the rules the package's calls are classified

@@ -95,6 +95,12 @@ type RowFinding struct {
 	Loop string
 	// Func is the function the finding is in.
 	Func string
+	// Lent is set when the function runs the statement on a transaction
+	// its caller began and lends it (borrowedTx): the caller, which sees
+	// what the transaction locked before (a parent row, a gate), judges
+	// the statement again at each call. The function's own finding
+	// stands only where no analysed code calls it (WithdrawLent).
+	Lent bool
 	// fn is the function the finding is in, for the gates its callers
 	// hold (entry.go).
 	fn *ssa.Function
@@ -520,7 +526,14 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 			fa.vetoRows(UnorderedRows, site.Pos(), e.Lock.Class)
 			return
 		}
-		fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, event: ev, first: -1})
+		lent := !unit && fa.borrowedTx(e)
+		if lent {
+			// What the transaction locked before, which may order or
+			// gate these rows, is the caller's to see: its copy judges
+			// them again (checkMapped).
+			e.Rows.Pending = true
+		}
+		fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, Lent: lent, event: ev, first: -1})
 		return
 	}
 	if !held || constantKey(eff) {
@@ -533,6 +546,42 @@ func (fa *fnAnalysis) checkRows(site ssa.Instruction, ev int, eff lockmodel.Effe
 	if over, ok := fa.inUnorderedLoop(site, e, vals); ok && !fa.lockedInOrderBefore(e, sortedKeys(st.held)) {
 		fa.reportRows(RowFinding{Rule: LoopOrder, Pos: site.Pos(), Lock: e.Lock, Rows: e.Rows, Path: e.Path, Loop: over, event: ev, first: -1})
 	}
+}
+
+// borrowedTx reports whether event e holds its lock until the end of a
+// transaction that the function's caller began: one it reaches through a
+// parameter (the receiver's field or a context included). A closure's
+// transaction is its enclosing function's or a runner's, whose
+// statements are its own: it lends nothing.
+func (fa *fnAnalysis) borrowedTx(e *Event) bool {
+	_, _, param := e.Tx.param()
+	return e.Hold == HoldTx && param && fa.fn.Parent() == nil
+}
+
+// LentKey names the lent finding of a statement in the function that
+// lends it (the first frame of path, which ends at the statement) and its
+// lock's class: the same in the function's own analysis and at its
+// callers, in any package.
+func LentKey(path []lockgraph.Frame, class lockgraph.Class) string {
+	if len(path) == 0 {
+		return ""
+	}
+	return path[0].Func + "\x00" + path[len(path)-1].Pos.String() + "\x00" + class.String()
+}
+
+// WithdrawLent drops the lent findings (RowFinding.Lent) that a call in the
+// package judged again (Lent): the statement is reported, if at all, where
+// the transaction is begun. A driver that sees the whole program withdraws,
+// in the same way, those a call in another package judged.
+func (a *Analysis) WithdrawLent() {
+	a.Rows = slices.DeleteFunc(a.Rows, func(f RowFinding) bool {
+		return f.Lent && a.Lent[f.LentKey()]
+	})
+}
+
+// LentKey names a lent finding as its callers name it (see LentKey).
+func (f RowFinding) LentKey() string {
+	return LentKey(f.Path, f.Lock.Class)
 }
 
 // checkMapped applies the row-order rules to the caller's copy out of a
@@ -564,6 +613,10 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 	fa.mapKeyVals(i, ev, vals, before)
 	fa.recordHeldRow(site, i, ev, len(before), st)
 	if ev.Rows.Pending {
+		if ev.Hold == HoldTx {
+			// A lent finding of the callee's: judged here instead.
+			fa.a.Lent[LentKey(ev.Path, ev.Lock.Class)] = true
+		}
 		switch out.Hold {
 		case HoldCond:
 			out.Rows.Pending = true
@@ -574,7 +627,9 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 				fa.vetoRows(UnorderedRows, site.Pos(), out.Lock.Class)
 				return
 			}
-			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, event: i, first: -1})
+			lent := fa.borrowedTx(out)
+			out.Rows.Pending = lent
+			fa.reportRows(RowFinding{Rule: UnorderedRows, Pos: site.Pos(), Lock: out.Lock, Rows: out.Rows, Path: out.Path, Lent: lent, event: i, first: -1})
 		}
 		return
 	}

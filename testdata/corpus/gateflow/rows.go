@@ -75,7 +75,7 @@ func settleCoins(ctx context.Context, tx pgx.Tx, deltas map[int64]int64) error {
 }
 
 func freezeCoins(ctx context.Context, tx pgx.Tx, ids []int64) error {
-	_, err := tx.Exec(ctx, "SELECT id FROM gf_purses WHERE id = ANY($1) FOR UPDATE", ids) // want `unordered multi-row lock: SELECT ... FOR UPDATE takes rows of gf_purses`
+	_, err := tx.Exec(ctx, "SELECT id FROM gf_purses WHERE id = ANY($1) FOR UPDATE", ids)
 	return err
 }
 
@@ -94,7 +94,9 @@ func Spend(ctx context.Context, tx pgx.Tx, from, to int64, ids []int64, deltas m
 }
 
 func Tip(ctx context.Context, tx pgx.Tx, from, to int64, ids []int64, deltas map[int64]int64) error { // want Tip:`^locks\(table:gf_purses ROW SHARE@p1, `
-	if err := freezeCoins(ctx, tx, ids); err != nil {
+	// freezeCoins' statement is judged with the locks of the transaction
+	// it is lent: reported at the call without the gate.
+	if err := freezeCoins(ctx, tx, ids); err != nil { // want `unordered multi-row lock: SELECT ... FOR UPDATE takes rows of gf_purses`
 		return err
 	}
 	if err := settleCoins(ctx, tx, deltas); err != nil {
