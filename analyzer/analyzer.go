@@ -161,10 +161,11 @@ type Result struct {
 	Rows  []lockseq.RowFinding
 	Leaks []lockseq.Leak
 	// Lent names the lent row findings of other packages' functions that
-	// the package's calls judged again (lockseq.Analysis.Lent): a driver
-	// that sees the whole program withdraws their reports in the
-	// function's own package.
-	Lent []string
+	// the package's calls judged again (lockseq.Analysis.Lent), and
+	// LentKept those that one of its calls leaves standing: a driver that
+	// sees the whole program withdraws the reports, in the function's own
+	// package, of those some package judged and none kept.
+	Lent, LentKept []string
 	// Order is the lock order the package's module declares, or nil.
 	Order *DeclaredOrder
 	// Ignores are the package's //pglockorder:ignore directives.
@@ -281,7 +282,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 	}
 	res.Edges, res.EdgePos = an.Edges, an.EdgePos
 	res.Leaks, res.Rows = an.Leaks, an.Rows
-	res.Lent = sortedSet(an.Lent)
+	res.Lent, res.LentKept = verdicts(an.Lent)
 	res.Skipped, res.Locked = an.Skipped, orderNames(an.Locked) // SQL not analysed, lock names (debug.go)
 	res.Sites = an.Sites
 	res.Dispatch = an.Dispatch
@@ -429,6 +430,21 @@ func debugf(pass *analysis.Pass) func(string, ...any) {
 }
 
 // sortedSet returns the keys of a set, sorted, for deterministic facts.
+// verdicts splits the verdicts on lent findings into those judged
+// harmless (or reported at the call) and those left standing, each sorted.
+func verdicts(lent map[string]bool) (judged, kept []string) {
+	for k, ok := range lent {
+		if ok {
+			judged = append(judged, k)
+		} else {
+			kept = append(kept, k)
+		}
+	}
+	slices.Sort(judged)
+	slices.Sort(kept)
+	return judged, kept
+}
+
 func sortedSet(set map[string]bool) []string {
 	out := make([]string, 0, len(set))
 	for k := range set {

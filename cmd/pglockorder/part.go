@@ -20,9 +20,9 @@ type unitPart struct {
 	Dispatch lockseq.DispatchStats
 	Dialect  analyzer.DialectReport
 	Findings []findings.Finding
-	// Lent names the lent row findings of other packages that the
-	// package's calls judged again (analyzer.Result.Lent).
-	Lent []string
+	// Lent and LentKept are the package's calls' verdicts on the lent
+	// row findings of other packages (analyzer.Result.Lent).
+	Lent, LentKept []string
 	// Sites are the package's calls that send SQL (for -v's counts and
 	// -explain).
 	Sites []lockseq.Site
@@ -49,7 +49,7 @@ func (u *unit) part() *unitPart {
 		// The findings of the package alone, with the analyzer's own
 		// rules; those across packages come at the end of the run.
 		p.Findings = analyzer.PackageFindings(res, u.pkg.Fset, u.pkg.PkgPath)
-		p.Lent = res.Lent
+		p.Lent, p.LentKept = res.Lent, res.LentKept
 	}
 	for _, d := range u.diagnostics {
 		// The facts pass reports nothing; should it ever, its
@@ -77,10 +77,15 @@ func (r *cachedResults) add(p *unitPart) {
 	// cached run's -v.
 	r.Dialects.Add(p.Dialect)
 	r.Findings = append(r.Findings, p.Findings...)
+	if r.lent == nil {
+		r.lent = map[string]bool{}
+	}
 	for _, k := range p.Lent {
-		if r.lent == nil {
-			r.lent = map[string]bool{}
+		if _, kept := r.lent[k]; !kept {
+			r.lent[k] = true
 		}
-		r.lent[k] = true
+	}
+	for _, k := range p.LentKept {
+		r.lent[k] = false // one call that leaves it standing is enough
 	}
 }

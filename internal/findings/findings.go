@@ -146,10 +146,11 @@ func Rows(rows []lockseq.RowFinding, fset *token.FileSet, pkg string, o Options)
 	return out
 }
 
-// WithdrawLent drops the lent row findings (Finding.Lent) that a call in
-// some package judged again (judged, keyed as lockseq.LentKey): there the
-// statement was reported, or found gated or ordered, with what the lending
-// transaction holds.
+// WithdrawLent drops the lent row findings (Finding.Lent) that the calls of
+// the program judged again (judged[key] is true, keyed as
+// lockseq.LentKey): there the statement was reported, or found gated,
+// ordered or held already, with what the lending transaction holds. A
+// false verdict (a call that leaves the finding standing) keeps it.
 func WithdrawLent(fs []Finding, judged map[string]bool) []Finding {
 	if len(judged) == 0 {
 		return fs

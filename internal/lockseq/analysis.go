@@ -82,11 +82,12 @@ type Analysis struct {
 	TempTables map[string]bool
 	// Rows are the findings of the row-order rules.
 	Rows []RowFinding
-	// Lent names the lent row findings (RowFinding.Lent) of functions in
-	// other packages, or in this one, that a call in this package
-	// applied: the caller judged them with the locks its transaction
-	// holds (LentKey), so the callee's own report is withdrawn
-	// (WithdrawLent).
+	// Lent holds the verdicts of this package's calls on the lent row
+	// findings (RowFinding.Lent) of the functions they call, in this
+	// package or another, by LentKey: true where every call judged the
+	// finding with the locks its own transaction holds (reported there
+	// if at all, or harmless there), false where one call leaves the
+	// callee's own report standing. WithdrawLent applies them.
 	Lent map[string]bool
 	// Ordered lists the package's blocking locks of several rows in a
 	// defined order, for the order-mismatch rule.

@@ -29,6 +29,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		fa.relabel(mapped[i], &sum.Events[i], st)
 		fa.checkMapped(site, mapped[i], &sum.Events[i], args, st, mapped[:i])
 	}
+	fa.judgeLentPairs(sum, mapped, st)
 	if scope == "" {
 		// The callee's try-locks: held where the result that reports
 		// them is true (see tryBranch).

@@ -387,7 +387,7 @@ func (fa *fnAnalysis) recordHeldRow(site ssa.Instruction, i int, ev *Event, k in
 	if sum == nil || fa.entered.site != site || k >= len(sum.Events) || &sum.Events[k] != ev {
 		return // not a call enter saw (a call through an interface)
 	}
-	held := fa.callerHoldsRow(i, st)
+	held := fa.callerHoldsRow(i, st, false)
 	if fa.a.heldRows == nil {
 		fa.a.heldRows = map[entryKey]map[int]bool{}
 	}
@@ -406,7 +406,11 @@ func (fa *fnAnalysis) recordHeldRow(site ssa.Instruction, i int, ev *Event, k in
 // event locks is surely held already in st: locked on the same transaction
 // by a lock of the same table that covers its mode, keyed in the same
 // column by the same value, or by min and max of that value and another.
-func (fa *fnAnalysis) callerHoldsRow(i int, st *state) bool {
+//
+// condOK counts the rows this function holds on its caller's handle
+// (HoldCond) when the request is on the same one: held if that handle is
+// a transaction, and if it is not, the request holds nothing either.
+func (fa *fnAnalysis) callerHoldsRow(i int, st *state, condOK bool) bool {
 	out := fa.events[i]
 	if !out.Lock.Class.IsRow() || out.Rows.Multi || out.Rows.KeyColumn == "" {
 		return false
@@ -419,7 +423,9 @@ func (fa *fnAnalysis) callerHoldsRow(i int, st *state) bool {
 	var vals []keyVal
 	for _, g := range sortedKeys(st.must) {
 		O := fa.events[g]
-		if g == i || !st.held[g] || O.Hold == HoldNone || O.Hold == HoldCond || !O.Lock.Waits && !O.Try ||
+		sameCond := condOK && out.Hold == HoldCond && O.Tx == out.Tx && O.Tx != ""
+		cond := O.Hold == HoldCond && !sameCond
+		if g == i || !st.held[g] || O.Hold == HoldNone || cond || !O.Lock.Waits && !O.Try ||
 			O.Lock.Class.Concrete() != out.Lock.Class.Concrete() || !sameConn(O.Conn, out.Conn) && (O.Tx == "" || O.Tx != out.Tx) ||
 			!lockgraph.Covers(O.Lock.Mode, out.Lock.Mode) ||
 			O.Rows.Multi || O.Rows.KeyColumn != out.Rows.KeyColumn || O.Rows.GateShape == "" || gateParams(O.Rows.RowSet) != 1 {

@@ -130,6 +130,9 @@ func (fa *fnAnalysis) compact() {
 		fa.limit(fmt.Sprintf("takes more than %d distinct locks; its callers see the first %d (%d left out)", maxEvents, maxEvents, dropped))
 	}
 	s.Events = events
+	// A lent pair whose two rows merged with others names no two rows a
+	// caller could be seen to hold: the callee's own finding stands.
+	s.LentPairs = nil
 	for i := range s.Events {
 		// The events they name moved too.
 		e := &s.Events[i]

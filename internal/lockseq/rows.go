@@ -422,6 +422,9 @@ func (fa *fnAnalysis) flushRows() {
 		fa.a.rowSeen[k] = true
 		f.fn, f.events = fa.fn, len(fa.events)
 		fa.a.Rows = append(fa.a.Rows, f)
+		if f.Rule == CallerOrder && f.Lent {
+			fa.sum.LentPairs = append(fa.sum.LentPairs, LentPair{First: f.first, Then: f.event, Key: f.LentKey()})
+		}
 	}
 }
 
@@ -579,6 +582,15 @@ func (a *Analysis) WithdrawLent() {
 	})
 }
 
+// judgeLent records a call's verdict on a lent finding: harmless there
+// (true), or standing (false), which wins over any other call's.
+func (a *Analysis) judgeLent(key string, harmless bool) {
+	if old, ok := a.Lent[key]; ok {
+		harmless = harmless && old
+	}
+	a.Lent[key] = harmless
+}
+
 // LentKey names a lent finding as its callers name it (see LentKey).
 func (f RowFinding) LentKey() string {
 	return LentKey(f.Path, f.Lock.Class)
@@ -614,8 +626,9 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 	fa.recordHeldRow(site, i, ev, len(before), st)
 	if ev.Rows.Pending {
 		if ev.Hold == HoldTx {
-			// A lent finding of the callee's: judged here instead.
-			fa.a.Lent[LentKey(ev.Path, ev.Lock.Class)] = true
+			// A lent finding of the callee's: judged here instead
+			// (reported here, if at all).
+			fa.a.judgeLent(LentKey(ev.Path, ev.Lock.Class), true)
 		}
 		switch out.Hold {
 		case HoldCond:
@@ -693,7 +706,35 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 	fa.reportRows(RowFinding{
 		Rule: CallerOrder, Pos: fa.eventPos[w], Lock: W.Lock, Rows: W.Rows,
 		Path: W.Path, First: H.Path, Keys: [2]string{fa.keyName(kh), fa.keyName(kw)}, event: w, first: h,
+		// Whether the caller holds both rows already is for each
+		// caller to say (apply, judgeLentPairs).
+		Lent: fa.fn.Parent() == nil && fa.lentHandle(H) && fa.lentHandle(W),
 	})
+}
+
+// lentHandle reports whether event e runs on a handle the function's caller
+// lends it: a transaction (borrowedTx), or a handle that is one only if the
+// caller's is (a DBTX, HoldCond).
+func (fa *fnAnalysis) lentHandle(e *Event) bool {
+	return fa.borrowedTx(e) || e.Hold == HoldCond
+}
+
+// judgeLentPairs judges, at a call of a function whose summary is sum (its
+// events mapped to this function's as mapped), the function's lent caller-row-order
+// findings: harmless here when this function already holds both rows (see
+// callerHoldsRow), or when the call runs them outside any transaction;
+// standing otherwise. Over every visit of the call, a standing verdict
+// wins.
+func (fa *fnAnalysis) judgeLentPairs(sum *Summary, mapped []int, st *state) {
+	for _, lp := range sum.LentPairs {
+		if lp.First >= len(mapped) || lp.Then >= len(mapped) {
+			continue
+		}
+		first, then := fa.events[mapped[lp.First]], fa.events[mapped[lp.Then]]
+		harmless := first.Hold == HoldNone && then.Hold == HoldNone ||
+			fa.callerHoldsRow(mapped[lp.First], st, true) && fa.callerHoldsRow(mapped[lp.Then], st, true)
+		fa.a.judgeLent(lp.Key, harmless)
+	}
 }
 
 // keyName spells a key origin with the function's own names: "from",

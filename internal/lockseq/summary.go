@@ -254,10 +254,22 @@ type Summary struct {
 	Invokes []Invoke
 	// Tries lists the try-locks whose success a boolean result reports.
 	Tries []TryResult
+	// LentPairs are the function's caller-row-order findings on a
+	// transaction its caller lends it (RowFinding.Lent): a caller that
+	// already holds both rows at the call judges them harmless there.
+	LentPairs []LentPair
 	// Text lists the SQL texts the function returns (its first result),
 	// as templates over its parameters, for callers in other packages
 	// (sqlsite.Externals).
 	Text []sqlsite.Template
+}
+
+// LentPair names a lent caller-row-order finding by its two events, the
+// first lock and the request that waits (indices into Summary.Events),
+// and by its key (RowFinding.LentKey).
+type LentPair struct {
+	First, Then int
+	Key         string
 }
 
 // Invoke says that the function calls its function-valued parameter Param

@@ -1,4 +1,4 @@
-package store // want package:"sql=true edges=7"
+package store // want package:"sql=true edges=9"
 
 // The package runs its statements on the transactions its callers lend
 // it: whether several rows locked in no defined order can deadlock depends
@@ -47,4 +47,26 @@ func SweepLines(ctx context.Context, db *pgx.Conn, orderID int64, ids []int64) e
 	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		return deleteLines(ctx, tx, orderID, ids) // want `unordered multi-row lock: DELETE takes rows of lr_lines`
 	})
+}
+
+// MergeAccounts moves a balance between two accounts in the order its
+// caller passes them, on the caller's transaction. svc's only call holds
+// both rows already: the whole-program command withdraws the report that
+// a per-package driver makes here.
+func MergeAccounts(ctx context.Context, tx pgx.Tx, from, into int64) error { // want MergeAccounts:`^locks\(table:lr_accounts ROW EXCLUSIVE@p1, row:lr_accounts FOR NO KEY UPDATE@p1, `
+	if _, err := tx.Exec(ctx, "UPDATE lr_accounts SET balance = balance + 1 WHERE id = $1", into); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "UPDATE lr_accounts SET balance = 0 WHERE id = $1", from) // want `row order chosen by the caller: store\.MergeAccounts locks two rows of lr_accounts`
+	return err
+}
+
+// MoveFunds is MergeAccounts with one call in svc that holds the rows and
+// one that does not: reported by every driver.
+func MoveFunds(ctx context.Context, tx pgx.Tx, from, to int64) error { // want MoveFunds:`^locks\(table:lr_accounts ROW EXCLUSIVE@p1, row:lr_accounts FOR NO KEY UPDATE@p1, `
+	if _, err := tx.Exec(ctx, "UPDATE lr_accounts SET balance = balance - 1 WHERE id = $1", from); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "UPDATE lr_accounts SET balance = balance + 1 WHERE id = $1", to) // want `row order chosen by the caller: store\.MoveFunds locks two rows of lr_accounts`
+	return err
 }

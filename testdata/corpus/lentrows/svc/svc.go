@@ -1,4 +1,4 @@
-package svc // want package:"sql=true edges=26"
+package svc // want package:"sql=true edges=32"
 
 // The package begins the transactions that store's functions run on.
 
@@ -82,4 +82,43 @@ func PruneBegin(ctx context.Context, db *pgx.Conn, order int64, items []int64) e
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+func lockAccount(ctx context.Context, tx pgx.Tx, id int64) error {
+	_, err := tx.Exec(ctx, "SELECT id FROM lr_accounts WHERE id = $1 FOR UPDATE", id)
+	return err
+}
+
+// Merge locks both accounts in key order, then lets the store update them
+// in the order it likes: the rows are held, the store waits for nothing.
+func Merge(ctx context.Context, db *pgx.Conn, dup, keep int64) error { // want Merge:`^locks\(table:lr_accounts ROW SHARE@L0, row:lr_accounts FOR UPDATE@L0, `
+	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if err := lockAccount(ctx, tx, min(dup, keep)); err != nil {
+			return err
+		}
+		if err := lockAccount(ctx, tx, max(dup, keep)); err != nil {
+			return err
+		}
+		return store.MergeAccounts(ctx, tx, dup, keep)
+	})
+}
+
+// MoveLocked holds both rows before the move.
+func MoveLocked(ctx context.Context, db *pgx.Conn, from, to int64) error { // want MoveLocked:`^locks\(table:lr_accounts ROW SHARE@L0, row:lr_accounts FOR UPDATE@L0, `
+	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if err := lockAccount(ctx, tx, min(from, to)); err != nil {
+			return err
+		}
+		if err := lockAccount(ctx, tx, max(from, to)); err != nil {
+			return err
+		}
+		return store.MoveFunds(ctx, tx, from, to)
+	})
+}
+
+// MoveBare does not: two moves in opposite directions deadlock.
+func MoveBare(ctx context.Context, db *pgx.Conn, from, to int64) error { // want MoveBare:`^locks\(table:lr_accounts ROW EXCLUSIVE@L0, row:lr_accounts FOR NO KEY UPDATE@L0, `
+	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		return store.MoveFunds(ctx, tx, from, to)
+	})
 }
