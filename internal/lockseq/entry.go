@@ -427,10 +427,24 @@ func (fa *fnAnalysis) callerHoldsRow(i int, st *state, condOK bool) bool {
 		cond := O.Hold == HoldCond && !sameCond
 		if g == i || !st.held[g] || O.Hold == HoldNone || cond || !O.Lock.Waits && !O.Try ||
 			O.Lock.Class.Concrete() != out.Lock.Class.Concrete() || !sameConn(O.Conn, out.Conn) && (O.Tx == "" || O.Tx != out.Tx) ||
-			!lockgraph.Covers(O.Lock.Mode, out.Lock.Mode) ||
-			O.Rows.Multi || O.Rows.KeyColumn != out.Rows.KeyColumn || O.Rows.GateShape == "" || gateParams(O.Rows.RowSet) != 1 {
-			// The predicate must be the key's equality alone: the rows
-			// it locks are exactly the one its value names.
+			!lockgraph.Covers(O.Lock.Mode, out.Lock.Mode) || O.Rows.GateShape == "" || gateParams(O.Rows.RowSet) != 1 {
+			// The predicate must be the key's equality alone, or its
+			// = ANY of one list: the rows it locks are exactly those
+			// its values name.
+			continue
+		}
+		if O.Rows.Multi {
+			// key = ANY(a slice literal): the rows of its elements.
+			for _, kv := range fa.keyVals[g] {
+				if kv.col == out.Rows.KeyColumn && kv.set {
+					for _, el := range sliceLiteralElems(kv.v) {
+						vals = append(vals, fa.argVal(el))
+					}
+				}
+			}
+			continue
+		}
+		if O.Rows.KeyColumn != out.Rows.KeyColumn {
 			continue
 		}
 		if kv, ok := fa.keyValOf(g, O.Rows.KeyColumn); ok {
@@ -463,6 +477,40 @@ func (fa *fnAnalysis) callerHoldsRow(i int, st *state, condOK bool) bool {
 		}
 	}
 	return false
+}
+
+// sliceLiteralElems returns the elements of a slice literal
+// ([]int64{from, to}): the values stored into the array it slices, nil for
+// any other value or when the array is written elsewhere too.
+func sliceLiteralElems(v ssa.Value) []ssa.Value {
+	sl, ok := stripConversions(v).(*ssa.Slice)
+	if !ok {
+		return nil
+	}
+	arr, ok := sl.X.(*ssa.Alloc)
+	if !ok || arr.Referrers() == nil {
+		return nil
+	}
+	var elems []ssa.Value
+	for _, ref := range *arr.Referrers() {
+		switch r := ref.(type) {
+		case *ssa.Slice:
+		case *ssa.IndexAddr:
+			if r.Referrers() == nil {
+				return nil
+			}
+			for _, w := range *r.Referrers() {
+				st, ok := w.(*ssa.Store)
+				if !ok || st.Addr != r {
+					return nil
+				}
+				elems = append(elems, st.Val)
+			}
+		default:
+			return nil
+		}
+	}
+	return elems
 }
 
 // keyValOf returns the value event ev's predicate compares column col with

@@ -72,3 +72,43 @@ func Refund(ctx context.Context, audit, conn *pgx.Conn, from, to, amount int64) 
 	}
 	return lockTx.Commit(ctx)
 }
+
+// settle moves money between two wallets its callers locked first.
+func settle(ctx context.Context, tx pgx.Tx, from, to, amount int64) error {
+	if _, err := tx.Exec(ctx, "UPDATE wallets SET balance = balance - $2 WHERE id = $1", from, amount); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "UPDATE wallets SET balance = balance + $2 WHERE id = $1", to, amount)
+	return err
+}
+
+// PayBoth locks both wallets in one statement, in key order, as a list of
+// the two: the rows settle asks for are held already.
+func PayBoth(ctx context.Context, conn *pgx.Conn, from, to, amount int64) error { // want PayBoth:`^locks\(table:wallets ROW SHARE@L0, row:wallets FOR UPDATE@L0, `
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT id FROM wallets WHERE id = ANY($1) ORDER BY id FOR UPDATE", []int64{from, to}); err != nil {
+			return err
+		}
+		return settle(ctx, tx, from, to, amount)
+	})
+}
+
+// settleListed is settle for a caller that locks a list it was given.
+func settleListed(ctx context.Context, tx pgx.Tx, from, to, amount int64) error {
+	if _, err := tx.Exec(ctx, "UPDATE wallets SET balance = balance - $2 WHERE id = $1", from, amount); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "UPDATE wallets SET balance = balance + $2 WHERE id = $1", to, amount) // want `row order chosen by the caller: heldrows.settleListed locks two rows of wallets`
+	return err
+}
+
+// PayListed locks the wallets of a list its caller gives, which need not
+// hold from and to: settleListed's rows may be free.
+func PayListed(ctx context.Context, conn *pgx.Conn, ids []int64, from, to, amount int64) error { // want PayListed:`^locks\(table:wallets ROW SHARE@L0, row:wallets FOR UPDATE@L0, `
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT id FROM wallets WHERE id = ANY($1) ORDER BY id FOR UPDATE", ids); err != nil {
+			return err
+		}
+		return settleListed(ctx, tx, from, to, amount)
+	})
+}
