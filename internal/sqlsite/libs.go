@@ -148,7 +148,29 @@ func walkHelper(x *ssa.Call, isLink func(*types.Func) bool, links *[]link, seen 
 		*links = (*links)[:n]
 		return nil, false // the helper builds nothing
 	}
+	if !visibleIn(root, x.Parent()) {
+		// The chain starts at a value of the helper's own (its
+		// receiver's field: func (r *Repo) q(ctx) *gorm.DB { return
+		// r.db.WithContext(ctx) }), which means nothing in the caller:
+		// the handle is the helper's result, which the helper's summary
+		// resolves.
+		return x, true
+	}
 	return root, true
+}
+
+// visibleIn reports whether v can be read in fn: a value of fn itself, or
+// one of no function (a constant, a global, a function).
+func visibleIn(v ssa.Value, fn *ssa.Function) bool {
+	switch x := v.(type) {
+	case *ssa.Parameter:
+		return x.Parent() == fn
+	case *ssa.FreeVar:
+		return x.Parent() == fn
+	case ssa.Instruction:
+		return x.Parent() == fn
+	}
+	return true
 }
 
 // sameTypeLink accepts methods of package pkg whose first result has the

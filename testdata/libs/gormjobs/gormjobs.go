@@ -1,4 +1,4 @@
-package gormjobs // want package:"sql=true edges=26"
+package gormjobs
 
 import (
 	"libs/gormjobs/models"
