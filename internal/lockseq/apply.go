@@ -158,10 +158,20 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 		if call, ok := site.(ssa.CallInstruction); ok {
 			if f := call.Common().StaticCallee(); f != nil {
 				what = "calls " + FuncName(f) + ", which calls " + callee
+				if fa.closure != "" {
+					// A closure the factory returned, analysed as a
+					// root (factory.go).
+					what = FuncName(f) + " returns " + fa.closure + ", which calls " + callee
+				}
 			}
 		}
 	}
 	out.Path = append([]lockgraph.Frame{fa.frame(site.Pos(), what)}, ev.Path...)
+	if fa.fn.Synthetic != "" && len(ev.Path) > 0 {
+		// A wrapper the compiler made (the closure of a method value
+		// h.book) only calls the method: it adds no frame of its own.
+		out.Path = slices.Clone(ev.Path)
+	}
 	if len(out.Path) > maxPathDepth {
 		out.Path = append(out.Path[:maxPathDepth-1:maxPathDepth-1], out.Path[len(out.Path)-1])
 	}

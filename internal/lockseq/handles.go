@@ -340,7 +340,10 @@ func (a *Analysis) kindAt(t types.Type, path []string) sqlsite.HandleKind {
 	if isContextType(t) && ctxPath(path) {
 		return sqlsite.Maybe // whatever handle the context carries
 	}
-	for _, f := range path {
+	for i, f := range path {
+		if isContextType(t) && ctxPath(path[i:]) {
+			return sqlsite.Maybe // a struct's context (handleFields)
+		}
 		t = fieldType(t, f)
 		if t == nil {
 			return sqlsite.NotHandle
@@ -392,6 +395,14 @@ func (a *Analysis) handleFields(t types.Type, depth int) [][]string {
 	for f := range s.Fields() {
 		if a.env.Rules.KindOf(f.Type()) != sqlsite.NotHandle {
 			out = append(out, []string{f.Name()})
+			continue
+		}
+		if isContextType(f.Type()) {
+			// A struct that keeps a context (an *http.Request) carries
+			// the transaction the context carries.
+			if depth+2 <= maxPath {
+				out = append(out, []string{f.Name(), ctxTx})
+			}
 			continue
 		}
 		for _, sub := range a.handleFields(f.Type(), depth+1) {
