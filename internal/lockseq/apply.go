@@ -274,8 +274,13 @@ func (fa *fnAnalysis) applySink(site ssa.Instruction, unit string, k Sink, mappe
 	}
 	lent := fa.lend(k.Held, k.Surely, mapped, st)
 	fa.via, fa.unit = k.Func, unit
+	if params == nil {
+		// The callee's own argument list, of its parameters: this
+		// call's values key the statement.
+		fa.builtKeys = sinkKeys(k, args)
+	}
 	fa.runText(site, h, fa.sinkText(k, args), params, st, k.Batch)
-	fa.via, fa.unit = "", ""
+	fa.via, fa.unit, fa.builtKeys = "", "", nil
 	fa.unlend(lent, st)
 }
 

@@ -2,11 +2,14 @@ package lockseq
 
 import (
 	"go/token"
+	"go/types"
+	"reflect"
 	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/pglockorder/pglockorder/internal/lockmodel"
 	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
@@ -250,4 +253,107 @@ func (fa *fnAnalysis) anyKey(v ssa.Value) string {
 	}
 	name, _ := fa.readKey(v)
 	return name
+}
+
+// Keys scanned from the row they key.
+//
+// A function that locks a row by its key and scans the row
+// (SELECT id, status FROM shipments WHERE id = $1 FOR UPDATE into sh) holds
+// the key in the scanned column as well as in the value it passed: sh.ID is
+// shipmentID. Later statements keyed by sh.ID (the shipment's parcels,
+// WHERE shipment_id = sh.ID) are chosen by the same value as the gate, and
+// the rules that compare keys (keyed gates, a parent row that scopes the
+// rows of a later statement) see it so.
+
+// scannedKey returns the origin of the key of a single-row lock whose row
+// filled the local variable root (field < 0) or its field: scanned by
+// position (row.Scan(&sh.ID), the column the key's), or as a whole struct
+// by column name (sqlx's Get(&sh, ...), a helper given &sh, whose lock
+// this function's copy is: the field whose db tag, or lower-cased name, is
+// the key's column). It returns "" when there is none.
+func (fa *fnAnalysis) scannedKey(root *ssa.Alloc, field int) string {
+	refs := root.Referrers()
+	if refs == nil {
+		return ""
+	}
+	for _, ref := range *refs {
+		switch x := ref.(type) {
+		case *ssa.FieldAddr:
+			if field >= 0 && x.Field == field {
+				if site, col := scanInto(x); site != nil {
+					if k := fa.keyInColumn(site, col, ""); k != "" {
+						return k
+					}
+				}
+			}
+		case *ssa.Call:
+			// The struct's address given to a helper that fills it
+			// (lockShipment(ctx, tx, id, &sh)).
+			if col := columnOf(root.Type(), field); field >= 0 && col != "" && slices.Contains(x.Call.Args, ssa.Value(root)) {
+				if k := fa.keyInColumn(x, -1, col); k != "" {
+					return k
+				}
+			}
+		case *ssa.MakeInterface:
+			if field < 0 {
+				if site, col := scanInto(root); site != nil {
+					if k := fa.keyInColumn(site, col, ""); k != "" {
+						return k
+					}
+				}
+				continue
+			}
+			// The whole struct given to a call that fills it.
+			col := columnOf(root.Type(), field)
+			for _, r := range *x.Referrers() {
+				if c, ok := r.(*ssa.Call); ok && col != "" {
+					if k := fa.keyInColumn(c, -1, col); k != "" {
+						return k
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// keyInColumn returns the key origin of a single-row lock the statement at
+// site takes by an equality on its key column, when the row's result column
+// col (by position), or the column named name, is that key column.
+func (fa *fnAnalysis) keyInColumn(site ssa.Instruction, col int, name string) string {
+	var at []int
+	for k, i := range fa.eventIdx {
+		if k.instr == site {
+			at = append(at, i)
+		}
+	}
+	slices.Sort(at) // the first such lock, whatever the map's order
+	for _, i := range at {
+		e := fa.events[i]
+		if !e.Lock.Class.IsRow() || e.Rows.Multi || e.Rows.KeyColumn == "" || e.Rows.Key == "" || len(e.Path) == 0 {
+			continue
+		}
+		cols := lockmodel.ResultColumns(e.Path[len(e.Path)-1].SQL)
+		switch {
+		case col >= 0 && col < len(cols) && cols[col] == e.Rows.KeyColumn:
+			return e.Rows.Key
+		case col < 0 && name == e.Rows.KeyColumn && (slices.Contains(cols, name) || slices.Contains(cols, "")):
+			return e.Rows.Key
+		}
+	}
+	return ""
+}
+
+// columnOf returns the column a field of the struct that t points to is
+// scanned from by name: its db tag, else its name in lower case.
+func columnOf(t types.Type, field int) string {
+	s := structOf(t)
+	if s == nil || field < 0 || field >= s.NumFields() {
+		return ""
+	}
+	if tag, ok := reflect.StructTag(s.Tag(field)).Lookup("db"); ok {
+		name, _, _ := strings.Cut(tag, ",")
+		return name
+	}
+	return strings.ToLower(s.Field(field).Name())
 }

@@ -234,6 +234,10 @@ func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
 			if o := fa.origin(addr.X, depth+1); o != "" {
 				return o + "." + fieldName(addr.X.Type(), addr.Field)
 			}
+			if root, ok := addr.X.(*ssa.Alloc); ok {
+				// A field filled from a locked row's key column.
+				return fa.scannedKey(root, addr.Field)
+			}
 		case *ssa.FreeVar:
 			// A variable a closure captures by reference: named like
 			// the free variable itself.
@@ -261,6 +265,7 @@ func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
 		if decoded(x) {
 			return "in:" + x.Comment
 		}
+		return fa.scannedKey(x, -1)
 	}
 	return ""
 }

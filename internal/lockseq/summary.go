@@ -208,7 +208,12 @@ type Sink struct {
 	Param    int
 	Template *sqlsite.Template
 	Args     int
-	Handle   Handle
+	// ArgParams, when Args is -1, gives for each query argument the
+	// function builds itself (q, id passed as tx.Exec(ctx, q, id)) the
+	// parameter it is: each call site binds the statement's $n to its
+	// own values. Nil when some argument is not a parameter.
+	ArgParams []int
+	Handle    Handle
 	// Batch is set when the text is queued in a batch rather than run.
 	Batch bool
 	// Held lists the function's events whose locks may be held when it
