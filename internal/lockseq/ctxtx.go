@@ -129,9 +129,16 @@ const requestCtx = "ctx"
 // isRequestType reports whether t is *net/http.Request.
 func isRequestType(t types.Type) bool {
 	p, ok := types.Unalias(t).(*types.Pointer)
-	if !ok {
-		return false
-	}
-	n, ok := types.Unalias(p.Elem()).(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "net/http" && n.Obj().Name() == "Request"
+	return ok && isNamed(p.Elem(), "net/http", "Request")
+}
+
+// isNamed reports whether t is the named type pkg.name.
+func isNamed(t types.Type, pkg, name string) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == pkg && n.Obj().Name() == name
+}
+
+// isServeHTTP reports whether c calls ServeHTTP through net/http.Handler.
+func isServeHTTP(c *ssa.CallCommon) bool {
+	return c.IsInvoke() && c.Method.Name() == "ServeHTTP" && isNamed(c.Value.Type(), "net/http", "Handler")
 }

@@ -373,6 +373,16 @@ func argOrNil(args []ssa.Value, i int) ssa.Value {
 // userCall applies the summary of a called function or closure.
 func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	if c.IsInvoke() {
+		if isServeHTTP(c) {
+			// next.ServeHTTP(w, r) on the handler a middleware was
+			// given: its callers pass an http.HandlerFunc (see
+			// funcSource), run as any function value.
+			switch v := funcSource(c.Value).(type) {
+			case *ssa.Parameter, *ssa.FreeVar:
+				fa.invoke(v, c.Args, st)
+				return
+			}
+		}
 		fa.dispatch(site, c, st) // an interface method: its implementations
 		return
 	}
@@ -960,6 +970,13 @@ func funcSource(v ssa.Value) ssa.Value {
 		case *ssa.ChangeType:
 			// A conversion to a named func type:
 			// http.HandlerFunc(h.book).
+			v = x.X
+		case *ssa.MakeInterface:
+			// An http.HandlerFunc given as an http.Handler: its
+			// ServeHTTP calls the function.
+			if !isNamed(x.X.Type(), "net/http", "HandlerFunc") {
+				return v
+			}
 			v = x.X
 		default:
 			return v

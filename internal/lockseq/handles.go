@@ -337,12 +337,11 @@ func (fa *fnAnalysis) instrID(instr ssa.Instruction) int {
 // kindAt returns the handle kind of the value reached from a value of type t
 // by following the field path.
 func (a *Analysis) kindAt(t types.Type, path []string) sqlsite.HandleKind {
-	if isContextType(t) && ctxPath(path) {
-		return sqlsite.Maybe // whatever handle the context carries
-	}
 	for i, f := range path {
 		if isContextType(t) && ctxPath(path[i:]) {
-			return sqlsite.Maybe // a struct's context (handleFields)
+			// Whatever handle the context carries (a struct's
+			// context too, see handleFields).
+			return sqlsite.Maybe
 		}
 		t = fieldType(t, f)
 		if t == nil {

@@ -59,6 +59,20 @@ func (a *API) inRequestTx(next http.HandlerFunc) http.HandlerFunc { // want inRe
 	}
 }
 
+// inTxHandler is inRequestTx for an http.Handler.
+func (a *API) inTxHandler(next http.Handler) http.Handler { // want inTxHandler:`^closures\(0=middleware\.API\.inTxHandler\.func1\{invokes\(p3\(1\.ctx\.ctx\$tx=L0\(transaction\)\)\)\}\)$`
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tx, err := a.db.BeginTx(r.Context(), nil)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		defer func() { _ = tx.Rollback() }()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), txKey{}, tx)))
+		_ = tx.Commit()
+	})
+}
+
 // logged wraps next without a transaction: its handler runs each statement
 // on its own.
 func (a *API) logged(next http.HandlerFunc) http.HandlerFunc { // want logged:`^closures\(0=middleware\.API\.logged\.func1\{invokes\(p2\(1\.ctx\.ctx\$tx=p1\.ctx\.ctx\$tx\(handle\)\)\)\}\)$`
@@ -71,6 +85,7 @@ func (a *API) logged(next http.HandlerFunc) http.HandlerFunc { // want logged:`^
 func (a *API) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /reserve", a.inRequestTx(a.reserve))
 	mux.HandleFunc("POST /pack", a.inRequestTx(a.pack))
+	mux.Handle("POST /assign", a.inTxHandler(http.HandlerFunc(a.assign)))
 	// Not in a request transaction: the statements of note and tag hold
 	// nothing from one to the next.
 	mux.HandleFunc("POST /note", a.note)
@@ -164,6 +179,33 @@ func (a *API) Relabel(ctx context.Context, tag int64) error { // want Relabel:`^
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE mw_labels SET name = '' WHERE id = $1", tag); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// assign locks the desk, then updates its clerk, in the request's
+// transaction: the opposite order of Reassign.
+func (a *API) assign(w http.ResponseWriter, r *http.Request) { // want assign:`^locks\(table:mw_desks ROW SHARE@p2\.ctx\.ctx\$tx, row:mw_desks FOR UPDATE@p2\.ctx\.ctx\$tx, table:mw_clerks ROW EXCLUSIVE@p2\.ctx\.ctx\$tx, row:mw_clerks FOR NO KEY UPDATE@p2\.ctx\.ctx\$tx\) holds\[0 1 2 3\]$`
+	ctx := r.Context()
+	if err := a.store.exec(ctx, "SELECT 1 FROM mw_desks WHERE id = $1 FOR UPDATE", id(r)); err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	_ = a.store.exec(ctx, "UPDATE mw_clerks SET desk_id = $1 WHERE id = $1", id(r))
+}
+
+// Reassign updates the clerk, then the desk, in a transaction.
+func (a *API) Reassign(ctx context.Context, clerk int64) error { // want Reassign:`^locks\(table:mw_clerks ROW EXCLUSIVE@L0, row:mw_clerks FOR NO KEY UPDATE@L0, table:mw_desks ROW EXCLUSIVE@L0, row:mw_desks FOR NO KEY UPDATE@L0\)$`
+	tx, err := a.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "UPDATE mw_clerks SET desk_id = NULL WHERE id = $1", clerk); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE mw_desks SET free = true WHERE id = $1", clerk); err != nil { // want `lock-order inversion: rows of mw_clerks and rows of mw_desks are locked in opposite orders`
 		return err
 	}
 	return tx.Commit()

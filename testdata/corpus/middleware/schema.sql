@@ -12,3 +12,7 @@ CREATE TABLE mw_tags (id bigint PRIMARY KEY, used int NOT NULL DEFAULT 0);
 INSERT INTO mw_tags VALUES (1);
 CREATE TABLE mw_labels (id bigint PRIMARY KEY, name text NOT NULL DEFAULT '');
 INSERT INTO mw_labels VALUES (1);
+CREATE TABLE mw_desks (id bigint PRIMARY KEY, free boolean NOT NULL DEFAULT true);
+INSERT INTO mw_desks VALUES (1);
+CREATE TABLE mw_clerks (id bigint PRIMARY KEY, desk_id bigint);
+INSERT INTO mw_clerks VALUES (1, 1);
