@@ -210,3 +210,36 @@ func (a *API) Reassign(ctx context.Context, clerk int64) error { // want Reassig
 	}
 	return tx.Commit()
 }
+
+// Lend serves a loan at once in a request transaction: the handler the
+// factory returns is called right here.
+func (a *API) Lend(w http.ResponseWriter, r *http.Request) { // want Lend:`^locks\(table:mw_books ROW SHARE@C0/L0, row:mw_books FOR UPDATE@C0/L0, table:mw_readers ROW EXCLUSIVE@C0/L0, row:mw_readers FOR NO KEY UPDATE@C0/L0\)$`
+	a.inRequestTx(a.lend)(w, r) // want `lock-order inversion: rows of mw_books and rows of mw_readers are locked in opposite orders`
+}
+
+// lend locks the book, then updates its reader: the opposite order of
+// GiveBack.
+func (a *API) lend(w http.ResponseWriter, r *http.Request) { // want lend:`^locks\(table:mw_books ROW SHARE@p2\.ctx\.ctx\$tx, row:mw_books FOR UPDATE@p2\.ctx\.ctx\$tx, table:mw_readers ROW EXCLUSIVE@p2\.ctx\.ctx\$tx, row:mw_readers FOR NO KEY UPDATE@p2\.ctx\.ctx\$tx\) holds\[0 1 2 3\]$`
+	ctx := r.Context()
+	if err := a.store.exec(ctx, "SELECT 1 FROM mw_books WHERE id = $1 FOR UPDATE", id(r)); err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	_ = a.store.exec(ctx, "UPDATE mw_readers SET loans = loans + 1 WHERE id = $1", id(r))
+}
+
+// GiveBack updates the reader, then the book, in a transaction.
+func (a *API) GiveBack(ctx context.Context, reader int64) error { // want GiveBack:`^locks\(table:mw_readers ROW EXCLUSIVE@L0, row:mw_readers FOR NO KEY UPDATE@L0, table:mw_books ROW EXCLUSIVE@L0, row:mw_books FOR NO KEY UPDATE@L0\)$`
+	tx, err := a.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "UPDATE mw_readers SET loans = loans - 1 WHERE id = $1", reader); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE mw_books SET lent = false WHERE id = $1", reader); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -16,3 +16,7 @@ CREATE TABLE mw_desks (id bigint PRIMARY KEY, free boolean NOT NULL DEFAULT true
 INSERT INTO mw_desks VALUES (1);
 CREATE TABLE mw_clerks (id bigint PRIMARY KEY, desk_id bigint);
 INSERT INTO mw_clerks VALUES (1, 1);
+CREATE TABLE mw_books (id bigint PRIMARY KEY, lent boolean NOT NULL DEFAULT false);
+INSERT INTO mw_books VALUES (1);
+CREATE TABLE mw_readers (id bigint PRIMARY KEY, loans int NOT NULL DEFAULT 0);
+INSERT INTO mw_readers VALUES (1);
