@@ -106,7 +106,8 @@ var All = []Category{
 		severityError},
 	{CallerRowOrder, "CallerChosenRowOrder", "Two rows of one table are locked in the order the caller passes them",
 		"A transaction locks two rows of one table (or two advisory keys of one shape) in the order its caller " +
-			"passes their keys (from, to): two concurrent calls with the values swapped deadlock (40P01). Lock the " +
+			"passes their keys (from, to), or one keyed by a value read from the database and one by the caller's: " +
+			"two concurrent calls with the values swapped deadlock (40P01). Lock the " +
 			"lower key first (min/max), or both rows in one statement with `ORDER BY`.",
 		severityError},
 	{DeclaredLockOrder, "DeclaredLockOrder", "A lock is taken against the declared lock order",

@@ -176,3 +176,38 @@ func paramCols(m proto.Message, out map[int]Column, sc paramScope) {
 		return true
 	})
 }
+
+// ResultColumns names the result columns of a single SELECT (or of the
+// RETURNING list of a single INSERT, UPDATE or DELETE), in order: the
+// column a plain or qualified column reference reads, or its alias; ""
+// for an expression without one and for *. A string that does not parse,
+// or holds several statements, yields nil.
+func ResultColumns(sql string) []string {
+	tree, err := pg_query.Parse(sql)
+	if err != nil || len(tree.GetStmts()) != 1 {
+		return nil
+	}
+	var targets []*pg_query.Node
+	switch st := tree.GetStmts()[0].GetStmt(); {
+	case st.GetSelectStmt() != nil:
+		targets = st.GetSelectStmt().GetTargetList()
+	case st.GetInsertStmt() != nil:
+		targets = st.GetInsertStmt().GetReturningList()
+	case st.GetUpdateStmt() != nil:
+		targets = st.GetUpdateStmt().GetReturningList()
+	case st.GetDeleteStmt() != nil:
+		targets = st.GetDeleteStmt().GetReturningList()
+	}
+	out := make([]string, 0, len(targets))
+	for _, t := range targets {
+		rt := t.GetResTarget()
+		name := rt.GetName()
+		if cr := rt.GetVal().GetColumnRef(); name == "" && cr != nil {
+			if f := cr.GetFields(); len(f) > 0 {
+				name = f[len(f)-1].GetString_().GetSval()
+			}
+		}
+		out = append(out, name)
+	}
+	return out
+}

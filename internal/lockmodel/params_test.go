@@ -2,6 +2,7 @@ package lockmodel
 
 import (
 	"maps"
+	"slices"
 	"testing"
 )
 
@@ -24,6 +25,27 @@ func TestParamColumns(t *testing.T) {
 		got := ParamColumns(tt.sql)
 		if (got == nil) != (tt.want == nil) || !maps.Equal(got, tt.want) {
 			t.Errorf("ParamColumns(%q) = %v, want %v", tt.sql, got, tt.want)
+		}
+	}
+}
+
+func TestResultColumns(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want []string
+	}{
+		{"SELECT id, s.parent_id, status AS st FROM shipments s WHERE id = $1 FOR UPDATE", []string{"id", "parent_id", "st"}},
+		{"SELECT count(*), * FROM t", []string{"", ""}},
+		{"INSERT INTO t (name) VALUES ($1) RETURNING id", []string{"id"}},
+		{"UPDATE t SET n = n + 1 WHERE id = $1 RETURNING n, id", []string{"n", "id"}},
+		{"DELETE FROM t WHERE id = $1", []string{}},
+		{"SELECT 1; SELECT 2", nil},
+		{"not sql", nil},
+	}
+	for _, tt := range tests {
+		got := ResultColumns(tt.sql)
+		if (got == nil) != (tt.want == nil) || !slices.Equal(got, tt.want) {
+			t.Errorf("ResultColumns(%q) = %q, want %q", tt.sql, got, tt.want)
 		}
 	}
 }

@@ -125,6 +125,9 @@ type Analysis struct {
 	// (by the callee's event index) whose row the caller surely holds
 	// already at the call, in a mode that covers them (entry.go).
 	heldRows map[entryKey]map[int]bool
+	// instances are the closures returned by factory calls that were
+	// analysed as roots of their own (factory.go).
+	instances map[instanceKey]bool
 }
 
 // New returns an analysis for one package.
@@ -188,12 +191,15 @@ func (a *Analysis) externals() *sqlsite.Externals {
 }
 
 // summaryOf returns the summary of a callee: analysed here when its body is
-// in this package, imported as a fact otherwise.
+// in this package, imported as a fact otherwise. A wrapper the compiler
+// makes (a method value's bound closure h.book, a promoted method) is
+// analysed where it is used: its body calls the method, whose summary it
+// takes on.
 func (a *Analysis) summaryOf(fn *ssa.Function) *Summary {
 	if fn.Origin() != nil {
 		fn = fn.Origin()
 	}
-	if len(fn.Blocks) > 0 && fn.Pkg != nil {
+	if len(fn.Blocks) > 0 && (fn.Pkg != nil || fn.Synthetic != "") {
 		return a.Summary(fn)
 	}
 	if obj, ok := fn.Object().(*types.Func); ok && a.env.ImportSummary != nil {

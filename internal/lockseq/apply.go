@@ -159,10 +159,20 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 		if call, ok := site.(ssa.CallInstruction); ok {
 			if f := call.Common().StaticCallee(); f != nil {
 				what = "calls " + FuncName(f) + ", which calls " + callee
+				if fa.closure != "" {
+					// A closure the factory returned, analysed as a
+					// root (factory.go).
+					what = FuncName(f) + " returns " + fa.closure + ", which calls " + callee
+				}
 			}
 		}
 	}
 	out.Path = append([]lockgraph.Frame{fa.frame(site.Pos(), what)}, ev.Path...)
+	if fa.fn.Synthetic != "" && len(ev.Path) > 0 {
+		// A wrapper the compiler made (the closure of a method value
+		// h.book) only calls the method: it adds no frame of its own.
+		out.Path = slices.Clone(ev.Path)
+	}
 	if len(out.Path) > maxPathDepth {
 		out.Path = append(out.Path[:maxPathDepth-1:maxPathDepth-1], out.Path[len(out.Path)-1])
 	}
@@ -265,8 +275,13 @@ func (fa *fnAnalysis) applySink(site ssa.Instruction, unit string, k Sink, mappe
 	}
 	lent := fa.lend(k.Held, k.Surely, mapped, st)
 	fa.via, fa.unit = k.Func, unit
+	if params == nil {
+		// The callee's own argument list, of its parameters: this
+		// call's values key the statement.
+		fa.builtKeys = sinkKeys(k, args)
+	}
 	fa.runText(site, h, fa.sinkText(k, args), params, st, k.Batch)
-	fa.via, fa.unit = "", ""
+	fa.via, fa.unit, fa.builtKeys = "", "", nil
 	fa.unlend(lent, st)
 }
 

@@ -30,6 +30,9 @@ func ctxPath(path []string) bool { return len(path) > 0 && path[0] == ctxTx }
 // ctxCall resolves a call that stores a transaction in a context or
 // fetches it from one; it reports false for any other call.
 func (fa *fnAnalysis) ctxCall(c *ssa.Call, path []string, depth int) (Handle, bool) {
+	if h, ok := fa.requestCall(c, path, depth); ok {
+		return h, true
+	}
 	if c.Call.IsInvoke() {
 		// ctx.Value(key): what the context carries.
 		if c.Call.Method.Name() == "Value" && isContextType(c.Call.Value.Type()) {
@@ -84,4 +87,58 @@ func (fa *fnAnalysis) ctxCall(c *ssa.Call, path []string, depth int) (Handle, bo
 // on.
 func ctxPassThrough(p []string, h Handle) bool {
 	return ctxPath(p) && strings.HasSuffix(string(h.Ref), "."+ctxTx)
+}
+
+// requestCall resolves the calls that put a context in an *http.Request or
+// take it out: an HTTP middleware stores the request's transaction in the
+// request's context (next(w, r.WithContext(ctx))), and the handler takes it
+// from there (r.Context()). The request keeps its context in its field ctx,
+// so the transaction is at the request's path "ctx" + ctxTx (see
+// handleFields).
+func (fa *fnAnalysis) requestCall(c *ssa.Call, path []string, depth int) (Handle, bool) {
+	callee := c.Call.StaticCallee()
+	if callee == nil {
+		return Handle{}, false
+	}
+	obj, _ := callee.Object().(*types.Func)
+	if obj == nil || obj.Pkg() == nil || obj.Pkg().Path() != "net/http" {
+		return Handle{}, false
+	}
+	recv := obj.Signature().Recv()
+	args := c.Call.Args
+	if recv == nil || len(args) == 0 || !isRequestType(recv.Type()) {
+		return Handle{}, false
+	}
+	switch obj.Name() {
+	case "Context":
+		if ctxPath(path) {
+			return fa.resolve(args[0], prepend([]string{requestCtx}, path), depth+1), true
+		}
+	case "WithContext", "Clone":
+		// A copy of the request that carries the context given.
+		if len(args) == 2 && len(path) > 1 && path[0] == requestCtx && ctxPath(path[1:]) {
+			return fa.resolve(args[1], path[1:], depth+1), true
+		}
+	}
+	return Handle{}, false
+}
+
+// requestCtx is the field of net/http.Request that holds its context.
+const requestCtx = "ctx"
+
+// isRequestType reports whether t is *net/http.Request.
+func isRequestType(t types.Type) bool {
+	p, ok := types.Unalias(t).(*types.Pointer)
+	return ok && isNamed(p.Elem(), "net/http", "Request")
+}
+
+// isNamed reports whether t is the named type pkg.name.
+func isNamed(t types.Type, pkg, name string) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == pkg && n.Obj().Name() == name
+}
+
+// isServeHTTP reports whether c calls ServeHTTP through net/http.Handler.
+func isServeHTTP(c *ssa.CallCommon) bool {
+	return c.IsInvoke() && c.Method.Name() == "ServeHTTP" && isNamed(c.Value.Type(), "net/http", "Handler")
 }

@@ -382,6 +382,12 @@ func (a *Analysis) interfacePaths(prog *ssa.Program, iface types.Type) [][]strin
 		addType := func(t types.Type) {
 			for _, p := range a.handlePaths(t) {
 				k := strings.Join(p, ".")
+				if len(p) > 1 && p[len(p)-1] == ctxTx {
+					// A context an implementation keeps: its own
+					// handle fields are where a transaction is
+					// looked for, and they fill the bound first.
+					continue
+				}
 				if !seen[k] && len(out) < maxIfacePaths && len(p) > 0 {
 					seen[k] = true
 					out = append(out, p)

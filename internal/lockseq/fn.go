@@ -118,6 +118,9 @@ type fnAnalysis struct {
 	dispatched map[token.Pos]bool
 	// callback caches callbackOnly: 0 unknown, 1 no, 2 yes.
 	callback int8
+	// closure names the closure a factory call returned when this is the
+	// analysis of it as a root of its own (factory.go).
+	closure string
 	// applying are the function values whose summaries applyInvoke is
 	// applying, outermost first: a closure that a callee's callback runs
 	// again (a recursive closure, hooks that wrap each other) is applied
@@ -370,6 +373,16 @@ func argOrNil(args []ssa.Value, i int) ssa.Value {
 // userCall applies the summary of a called function or closure.
 func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 	if c.IsInvoke() {
+		if isServeHTTP(c) {
+			// next.ServeHTTP(w, r) on the handler a middleware was
+			// given: its callers pass an http.HandlerFunc (see
+			// funcSource), run as any function value.
+			switch v := funcSource(c.Value).(type) {
+			case *ssa.Parameter, *ssa.FreeVar:
+				fa.invoke(v, c.Args, st)
+				return
+			}
+		}
 		fa.dispatch(site, c, st) // an interface method: its implementations
 		return
 	}
@@ -380,6 +393,7 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	}
 	callee, bindings := funcValue(c.Value)
 	if callee == nil {
+		fa.callReturned(site, c, st) // a closure a factory returned (factory.go)
 		return
 	}
 	sum := fa.a.summaryOf(callee)
@@ -395,6 +409,7 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	}
 	fa.enter(callee, site, st)
 	fa.apply(site, "", sum, calleeValues(c.Args, bindings, numParams(callee)), bind, st)
+	fa.escapingClosures(site, sum)
 }
 
 // opaqueRunner applies, at a call of a function of another package that
@@ -601,6 +616,7 @@ func (fa *fnAnalysis) finish(exit, okExit *state) {
 	fa.flushRows()
 	fa.flows()
 	fa.returnedText()
+	fa.returnedClosures()
 	// A transaction the function begins and returns (tx := beginWrite())
 	// goes on in the caller with what it holds.
 	returned := map[Ref]bool{}
@@ -951,6 +967,17 @@ func funcSource(v ssa.Value) ssa.Value {
 				return v
 			}
 			v = st.Val
+		case *ssa.ChangeType:
+			// A conversion to a named func type:
+			// http.HandlerFunc(h.book).
+			v = x.X
+		case *ssa.MakeInterface:
+			// An http.HandlerFunc given as an http.Handler: its
+			// ServeHTTP calls the function.
+			if !isNamed(x.X.Type(), "net/http", "HandlerFunc") {
+				return v
+			}
+			v = x.X
 		default:
 			return v
 		}

@@ -337,10 +337,12 @@ func (fa *fnAnalysis) instrID(instr ssa.Instruction) int {
 // kindAt returns the handle kind of the value reached from a value of type t
 // by following the field path.
 func (a *Analysis) kindAt(t types.Type, path []string) sqlsite.HandleKind {
-	if isContextType(t) && ctxPath(path) {
-		return sqlsite.Maybe // whatever handle the context carries
-	}
-	for _, f := range path {
+	for i, f := range path {
+		if isContextType(t) && ctxPath(path[i:]) {
+			// Whatever handle the context carries (a struct's
+			// context too, see handleFields).
+			return sqlsite.Maybe
+		}
 		t = fieldType(t, f)
 		if t == nil {
 			return sqlsite.NotHandle
@@ -392,6 +394,14 @@ func (a *Analysis) handleFields(t types.Type, depth int) [][]string {
 	for f := range s.Fields() {
 		if a.env.Rules.KindOf(f.Type()) != sqlsite.NotHandle {
 			out = append(out, []string{f.Name()})
+			continue
+		}
+		if isContextType(f.Type()) {
+			// A struct that keeps a context (an *http.Request) carries
+			// the transaction the context carries.
+			if depth+2 <= maxPath {
+				out = append(out, []string{f.Name(), ctxTx})
+			}
 			continue
 		}
 		for _, sub := range a.handleFields(f.Type(), depth+1) {

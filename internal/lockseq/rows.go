@@ -58,6 +58,12 @@ type RowInfo struct {
 	// run on a handle that is a transaction only if the caller's is: the
 	// caller that makes it one reports it.
 	Pending bool
+	// Read names the value bound to the key when the function read it
+	// from the database ("db:oldSlot" for a variable a Scan filled,
+	// "db:Get(...).SlotID" for a field of a lookup's result), and
+	// ReadFrom lists, comma-separated, the tables the reading statements
+	// touched (readkeys.go). Both are empty when Key is set.
+	Read, ReadFrom string
 }
 
 // RowRule names one of the row-order rules.
@@ -89,8 +95,10 @@ type RowFinding struct {
 	// First leads to the statement that locked the first row
 	// (CallerOrder).
 	First []lockgraph.Frame
-	// Keys names the two Go values of a CallerOrder finding.
+	// Keys names the two Go values of a CallerOrder finding, and Read
+	// says which of them the function read from the database.
 	Keys [2]string
+	Read [2]bool
 	// Loop says what a LoopOrder loop ranges over ("a map").
 	Loop string
 	// Func is the function the finding is in.
@@ -146,6 +154,9 @@ func (fa *fnAnalysis) rowInfo(eff lockmodel.Effect, keys []ssa.Value) RowInfo {
 	}
 	if param > 0 && param <= len(keys) {
 		ri.Key = fa.origin(keys[param-1], 0)
+		if ri.Key == "" && eff.Lock.Kind == lockmodel.Row {
+			fa.setRead(&ri, keys[param-1], "")
+		}
 	}
 	var scope []string
 	for eq := range strings.SplitSeq(eff.Rows.EqParams, ",") {
@@ -229,6 +240,10 @@ func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
 			if o := fa.origin(addr.X, depth+1); o != "" {
 				return o + "." + fieldName(addr.X.Type(), addr.Field)
 			}
+			if root, ok := addr.X.(*ssa.Alloc); ok {
+				// A field filled from a locked row's key column.
+				return fa.scannedKey(root, addr.Field)
+			}
 		case *ssa.FreeVar:
 			// A variable a closure captures by reference: named like
 			// the free variable itself.
@@ -256,6 +271,7 @@ func (fa *fnAnalysis) origin(v ssa.Value, depth int) string {
 		if decoded(x) {
 			return "in:" + x.Comment
 		}
+		return fa.scannedKey(x, -1)
 	}
 	return ""
 }
@@ -614,6 +630,12 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 	}
 	out.Rows = ev.Rows
 	out.Rows.Key = fa.mapKey(ev.Rows.Key, vals)
+	// A key the callee read is its own business; one the caller read and
+	// passed is the caller's.
+	out.Rows.Read, out.Rows.ReadFrom = "", ""
+	if n, rest, ok := Ref(ev.Rows.Key).param(); ok && out.Rows.Key == "" && n < len(vals) && vals[n] != nil {
+		fa.setRead(&out.Rows, vals[n], rest)
+	}
 	var scope []string
 	for o := range strings.SplitSeq(ev.Rows.Scope, ",") {
 		if m := fa.mapKey(o, vals); m != "" && !strings.HasPrefix(m, "c:") {
@@ -680,7 +702,18 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 		return
 	}
 	kh, kw := H.Rows.Key, W.Rows.Key
-	if kh == kw || !callerChosen(kh) || !callerChosen(kw) {
+	var read [2]bool
+	switch table := W.Lock.Class.Table(); {
+	case kh != kw && callerChosen(kh) && callerChosen(kw):
+	case rows && callerChosen(kh) && readElsewhere(W.Rows, table):
+		// The caller's row, then one the function found in the data
+		// (readkeys.go).
+		kw, read[1] = W.Rows.Read, true
+	case rows && callerChosen(kw) && readElsewhere(H.Rows, table):
+		// A row found in the data (the appointment's slot), then the
+		// caller's.
+		kh, read[0] = H.Rows.Read, true
+	default:
 		return
 	}
 	// Two concurrent calls with the keys swapped: each holds its first
@@ -698,14 +731,14 @@ func (fa *fnAnalysis) checkPair(h, w int, held []int) {
 			!lockgraph.Covers(O.Lock.Mode, W.Lock.Mode) {
 			continue
 		}
-		if O.Rows.Multi || O.Rows.Key == "" || O.Rows.Key == kw {
+		if O.Rows.Multi || O.Rows.Key == "" && O.Rows.Read == "" || O.Rows.Key == kw || O.Rows.Read == kw {
 			fa.vetoRows(CallerOrder, fa.eventPos[w], W.Lock.Class)
 			return
 		}
 	}
 	fa.reportRows(RowFinding{
 		Rule: CallerOrder, Pos: fa.eventPos[w], Lock: W.Lock, Rows: W.Rows,
-		Path: W.Path, First: H.Path, Keys: [2]string{fa.keyName(kh), fa.keyName(kw)}, event: w, first: h,
+		Path: W.Path, First: H.Path, Keys: [2]string{fa.keyName(kh), fa.keyName(kw)}, Read: read, event: w, first: h,
 		// Whether the caller holds both rows already is for each
 		// caller to say (apply, judgeLentPairs).
 		Lent: fa.fn.Parent() == nil && fa.lentHandle(H) && fa.lentHandle(W),
@@ -743,6 +776,9 @@ func (fa *fnAnalysis) keyName(key string) string {
 	if name, ok := strings.CutPrefix(key, "in:"); ok {
 		return name
 	}
+	if name, ok := strings.CutPrefix(key, readPrefix); ok {
+		return name
+	}
 	n, rest, ok := Ref(key).param()
 	if !ok {
 		return key
@@ -764,7 +800,7 @@ func (fa *fnAnalysis) keyName(key string) string {
 // b, cmp.Compare(a, b)): code that does so picks the order itself.
 func (fa *fnAnalysis) ordersKeys(k1, k2 string) bool {
 	match := func(x, y ssa.Value) bool {
-		ox, oy := fa.origin(x, 0), fa.origin(y, 0)
+		ox, oy := fa.anyKey(x), fa.anyKey(y)
 		return ox == k1 && oy == k2 || ox == k2 && oy == k1
 	}
 	for _, b := range fa.fn.Blocks {

@@ -661,6 +661,9 @@ func (fa *fnAnalysis) addSink(p int, tmpl *sqlsite.Template, h Handle, params ss
 		args = slices.Index(fa.fn.Params, prm)
 	}
 	k := Sink{Param: p, Args: args, Handle: h, Batch: batch}
+	if args < 0 && params != nil {
+		k.ArgParams = fa.argParams(params)
+	}
 	held, surely := sortedKeys(st.held), sortedKeys(st.must)
 	key := fmt.Sprint(k)
 	if tmpl != nil {
@@ -681,6 +684,52 @@ func (fa *fnAnalysis) addSink(p int, tmpl *sqlsite.Template, h Handle, params ss
 	}
 	fa.sinks[key] = len(fa.sum.Sinks)
 	fa.sum.Sinks = append(fa.sum.Sinks, k)
+}
+
+// argParams returns, for a variadic slice of query arguments the function
+// builds (tx.Exec(ctx, q, id)), the parameter each element is, or nil when
+// one of them is something else.
+func (fa *fnAnalysis) argParams(params ssa.Value) []int {
+	elems, ok := sqlsite.VariadicElems(params)
+	if !ok || len(elems) == 0 {
+		return nil
+	}
+	out := make([]int, len(elems))
+	for i, e := range elems {
+		var j int
+		switch x := stripConversions(e).(type) {
+		case *ssa.Parameter:
+			j = slices.Index(fa.fn.Params, x)
+		case *ssa.FreeVar:
+			j = slices.Index(fa.fn.FreeVars, x)
+			if j >= 0 {
+				j += len(fa.fn.Params)
+			}
+		default:
+			return nil
+		}
+		if j < 0 {
+			return nil
+		}
+		out[i] = j
+	}
+	return out
+}
+
+// sinkKeys returns the values a call site passes for a sink's query
+// arguments (Sink.ArgParams), or nil.
+func sinkKeys(k Sink, args []ssa.Value) []ssa.Value {
+	if len(k.ArgParams) == 0 {
+		return nil
+	}
+	keys := make([]ssa.Value, len(k.ArgParams))
+	for i, p := range k.ArgParams {
+		if p >= len(args) || args[p] == nil {
+			return nil
+		}
+		keys[i] = args[p]
+	}
+	return keys
 }
 
 // sendBatch runs the statements queued in a pgx.Batch, in the order they

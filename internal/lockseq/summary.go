@@ -208,7 +208,12 @@ type Sink struct {
 	Param    int
 	Template *sqlsite.Template
 	Args     int
-	Handle   Handle
+	// ArgParams, when Args is -1, gives for each query argument the
+	// function builds itself (q, id passed as tx.Exec(ctx, q, id)) the
+	// parameter it is: each call site binds the statement's $n to its
+	// own values. Nil when some argument is not a parameter.
+	ArgParams []int
+	Handle    Handle
 	// Batch is set when the text is queued in a batch rather than run.
 	Batch bool
 	// Held lists the function's events whose locks may be held when it
@@ -262,6 +267,9 @@ type Summary struct {
 	// as templates over its parameters, for callers in other packages
 	// (sqlsite.Externals).
 	Text []sqlsite.Template
+	// Closures lists the function values the function returns that are
+	// closures of its own, with their summaries (factory.go).
+	Closures []Closure
 }
 
 // LentPair names a lent caller-row-order finding by its two events, the
@@ -303,7 +311,7 @@ func (*Summary) AFact() {}
 
 // Empty reports whether the summary says nothing a caller needs.
 func (s *Summary) Empty() bool {
-	return s == nil || len(s.Events) == 0 && len(s.Releases) == 0 && len(s.Returns) == 0 && len(s.Sinks) == 0 && len(s.Unlocks) == 0 && len(s.Invokes) == 0 && len(s.Text) == 0
+	return s == nil || len(s.Events) == 0 && len(s.Releases) == 0 && len(s.Returns) == 0 && len(s.Sinks) == 0 && len(s.Unlocks) == 0 && len(s.Invokes) == 0 && len(s.Text) == 0 && len(s.Closures) == 0
 }
 
 // String renders the summary compactly for tests and debugging:
@@ -366,6 +374,13 @@ func (s *Summary) String() string {
 			rl = append(rl, string(r.Ref))
 		}
 		parts = append(parts, "ends("+strings.Join(rl, ", ")+")")
+	}
+	if len(s.Closures) > 0 {
+		var cl []string
+		for _, c := range s.Closures {
+			cl = append(cl, fmt.Sprintf("%d=%s{%s}", c.Result, c.Name, c.Sum))
+		}
+		parts = append(parts, "closures("+strings.Join(cl, ", ")+")")
 	}
 	if len(s.Text) > 0 {
 		texts := make([]string, len(s.Text))

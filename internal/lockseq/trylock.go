@@ -163,6 +163,12 @@ func scanDest(addr ssa.Value) (ssa.Instruction, int) {
 	if _, ok := addr.(*ssa.Alloc); !ok {
 		return nil, 0
 	}
+	return scanInto(addr)
+}
+
+// scanInto is scanDest for any address: a variable's, or a field's
+// (row.Scan(&s.ID)).
+func scanInto(addr ssa.Value) (ssa.Instruction, int) {
 	for _, r := range *addr.Referrers() {
 		mi, ok := r.(*ssa.MakeInterface)
 		if !ok {

@@ -76,14 +76,30 @@ func RowMessage(f lockseq.RowFinding, o Options) string {
 			fmt.Fprintf(&b, "\n  fix: take the two locks in key order whatever the caller passes (min(%s, %s) first, then max)", f.Keys[0], f.Keys[1])
 			break
 		}
-		fmt.Fprintf(&b, "row order chosen by the caller: %s locks two rows of %s, first the one keyed by %s, then the one keyed by %s; two concurrent calls with the two swapped deadlock (%s)",
-			f.Func, table, f.Keys[0], f.Keys[1], deadlockClause)
+		if f.Read[0] || f.Read[1] {
+			// One key is the caller's, the other one the function
+			// read from the database (lockseq/readkeys.go).
+			fmt.Fprintf(&b, "row order chosen by the caller and the data: %s locks two rows of %s, first the one keyed by %s, then the one keyed by %s; two concurrent calls, each given the key the other read, deadlock (%s)",
+				f.Func, table, readName(f, 0), readName(f, 1), deadlockClause)
+		} else {
+			fmt.Fprintf(&b, "row order chosen by the caller: %s locks two rows of %s, first the one keyed by %s, then the one keyed by %s; two concurrent calls with the two swapped deadlock (%s)",
+				f.Func, table, f.Keys[0], f.Keys[1], deadlockClause)
+		}
 		writeFramesIn(&b, "first", f.First, o)
 		writeFramesIn(&b, "then waits", f.Path, o)
 		fmt.Fprintf(&b, "\n  fix: lock the two rows in key order whatever the caller passes (min(%s, %s) first, then max), or both in one statement: SELECT ... FROM %s WHERE id IN ($1, $2) ORDER BY id FOR UPDATE",
 			f.Keys[0], f.Keys[1], table)
 	}
 	return b.String()
+}
+
+// readName names key i of a caller-row-order finding, saying when the
+// function read it from the database.
+func readName(f lockseq.RowFinding, i int) string {
+	if f.Read[i] {
+		return f.Keys[i] + " (read from the database)"
+	}
+	return f.Keys[i]
 }
 
 // lockName names a lock with its mode: "rows of accounts (FOR UPDATE)".
