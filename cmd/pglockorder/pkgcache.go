@@ -63,6 +63,10 @@ type pkgCache struct {
 	// cores idle that encoding can use.
 	writes  sync.WaitGroup
 	writing sync.Mutex
+	// entries are the entries decoded in this run, by key (nil for
+	// none): a run that starts again restores the same ones.
+	entriesMu sync.Mutex
+	entries   map[string]*pkgEntry
 }
 
 // storeLater stores the entry of a pass just made in the background; wait
@@ -430,7 +434,7 @@ func (c *pkgCache) restorePass(key string, p *packages.Package, round, rounds in
 	if c == nil || key == "" {
 		return nil
 	}
-	e := c.load(key)
+	e := c.entryOf(key)
 	if e == nil {
 		c.miss(p, round, rounds, "no entry for its inputs")
 		return nil
