@@ -50,7 +50,8 @@ type ifaceCall struct {
 }
 
 // callRef names an interface call outside the process: the named interface
-// type by its package's path and objectpath, and the method's name.
+// type by its package's path and objectpath (by its name alone, with no
+// path, for the universe's error), and the method's name.
 type callRef struct {
 	Pkg, Obj, Name string
 }
@@ -83,13 +84,24 @@ func calledInterfaces(p *packages.Package) ([]ifaceCall, []callRef) {
 			continue
 		}
 		named, ok := types.Unalias(sel.Recv()).(*types.Named)
+		if ok && named.Obj().Pkg() == nil && types.Universe.Lookup(named.Obj().Name()) == named.Obj() {
+			// error: the universe's, named by its name alone.
+			refs = append(refs, callRef{Obj: named.Obj().Name(), Name: c.name})
+			continue
+		}
 		if !ok || named.TypeArgs().Len() > 0 || named.Obj().Pkg() == nil {
 			nameable = false
+			if analyzer.Debug() {
+				fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s: a call through %s, which cannot be named: always type-checked in full\n", p.ID, sel.Recv())
+			}
 			continue
 		}
 		path, err := objectpath.For(named.Obj())
 		if err != nil {
 			nameable = false
+			if analyzer.Debug() {
+				fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s: a call through %s, which cannot be named: always type-checked in full\n", p.ID, sel.Recv())
+			}
 			continue
 		}
 		refs = append(refs, callRef{Pkg: named.Obj().Pkg().Path(), Obj: string(path), Name: c.name})
@@ -112,20 +124,21 @@ func calledInterfaces(p *packages.Package) ([]ifaceCall, []callRef) {
 // it imports, directly or not (one package per path there). It reports
 // false when one cannot be found.
 func (c *checker) resolveCalls(p *packages.Package, refs []callRef) ([]ifaceCall, bool) {
-	byPath := map[string]*packages.Package{}
-	var walk func(q *packages.Package)
-	walk = func(q *packages.Package) {
-		if _, ok := byPath[q.PkgPath]; ok {
-			return
-		}
-		byPath[q.PkgPath] = q
-		for _, imp := range sortedImports(q) {
-			walk(imp)
-		}
-	}
-	walk(p)
+	byPath := importClosure(p)
 	out := make([]ifaceCall, 0, len(refs))
 	for _, r := range refs {
+		if r.Pkg == "" {
+			obj := types.Universe.Lookup(r.Obj)
+			if obj == nil {
+				return nil, false
+			}
+			it, ok := obj.Type().Underlying().(*types.Interface)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, ifaceCall{it, r.Name})
+			continue
+		}
 		q := byPath[r.Pkg]
 		if q == nil {
 			return nil, false
@@ -200,7 +213,8 @@ func (c *pkgCache) hasEntry(key string) bool {
 }
 
 // entryOf returns the entry kept under key, decoded once per run: a run
-// that starts again restores the same entries.
+// that starts again restores the same entries. A missing entry is looked
+// for again each time.
 func (c *pkgCache) entryOf(key string) *pkgEntry {
 	c.entriesMu.Lock()
 	e, ok := c.entries[key]
@@ -209,6 +223,10 @@ func (c *pkgCache) entryOf(key string) *pkgEntry {
 		return e
 	}
 	e = c.load(key)
+	if e == nil {
+		// Not kept: a start that stopped may write it yet.
+		return nil
+	}
 	c.entriesMu.Lock()
 	if c.entries == nil {
 		c.entries = map[string]*pkgEntry{}

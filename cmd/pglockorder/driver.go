@@ -284,8 +284,10 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 	st.declOnly = len(pl.declOnly)
 	if pc != nil {
 		pc.analysed = map[string]bool{}
+		pc.analysedPkgs = map[*packages.Package]bool{}
 		for _, p := range order {
 			pc.analysed[p.PkgPath] = true
+			pc.analysedPkgs[p] = true
 		}
 	}
 	workers = max(1, min(workers, len(order)))

@@ -52,6 +52,8 @@ type pkgCache struct {
 	// analysed holds the paths of the packages analysed in this run:
 	// no other package's objects can have facts.
 	analysed map[string]bool
+	// analysedPkgs are the packages analysed in this run.
+	analysedPkgs map[*packages.Package]bool
 	// byPath lists the types of the packages analysed in this run by
 	// import path, in the order of the run.
 	byPath map[string][]*types.Package
@@ -351,11 +353,27 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 // valid reports why a read of the entry would not get the same answer in
 // this run ("" when every read would).
 func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, visible *visibleSet) (why string) {
+	var imported map[string]*packages.Package
 	for _, r := range e.Reads {
 		if r.Digest == "" && !c.analysed[r.Pkg] {
 			continue // absent then, absent now
 		}
+		if imported == nil {
+			imported = importClosure(p)
+		}
 		tp, t := c.visibleByPath(r.Pkg, visible), c.factTypes[r.Type]
+		if q := imported[r.Pkg]; q != nil && q != p {
+			// A package the pass imports, directly or not: the
+			// variant of that path it sees (a package and its test
+			// variants share a path, and more than one may be
+			// visible), or none if that one is seen through export
+			// data, whose objects have no facts. (Facts of p's own
+			// path are another variant's: its own are not reads.)
+			tp = nil
+			if c.analysedPkgs[q] {
+				tp = q.Types
+			}
+		}
 		if tp == nil && r.Digest == "" {
 			// Absent then, absent now: the pass can read facts only
 			// of the packages it sees, and none with this path is
@@ -467,4 +485,22 @@ func (c *pkgCache) unchanged(u *unit, facts *factStore, visible *visibleSet) boo
 func (c *pkgCache) touch(key string) {
 	now := time.Now()
 	_ = os.Chtimes(c.file(key), now, now)
+}
+
+// importClosure returns the packages p imports, directly or not, and p, by
+// path: one package per path in one package's import graph.
+func importClosure(p *packages.Package) map[string]*packages.Package {
+	out := map[string]*packages.Package{}
+	var walk func(q *packages.Package)
+	walk = func(q *packages.Package) {
+		if _, ok := out[q.PkgPath]; ok {
+			return
+		}
+		out[q.PkgPath] = q
+		for _, imp := range q.Imports {
+			walk(imp)
+		}
+	}
+	walk(p)
+	return out
 }
