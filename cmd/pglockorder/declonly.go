@@ -223,9 +223,11 @@ func (c *pkgCache) entryOf(key string) *pkgEntry {
 		return e
 	}
 	e = c.load(key)
-	if e == nil {
-		// Not kept: a start that stopped may write it yet.
-		return nil
+	if e == nil || !c.keepEntries.Load() {
+		// Not kept: a start that stopped may write it yet. And
+		// until a start stops, no entry is restored twice: the
+		// first start holds none beyond its restoring.
+		return e
 	}
 	c.entriesMu.Lock()
 	if c.entries == nil {
@@ -279,6 +281,7 @@ func makePlan(pc *pkgCache, order []*packages.Package, source func(*packages.Pac
 	if attempt != 1 {
 		return pl
 	}
+	pc.keepEntries.Store(true)
 	// The paths of the packages that will be analysed: those not
 	// planned as restored, and, in turn, those that read their facts.
 	changed := map[string]bool{}

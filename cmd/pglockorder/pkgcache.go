@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/tools/go/analysis"
@@ -67,8 +68,9 @@ type pkgCache struct {
 	writing sync.Mutex
 	// entries are the entries decoded in this run, by key (nil for
 	// none): a run that starts again restores the same ones.
-	entriesMu sync.Mutex
-	entries   map[string]*pkgEntry
+	entriesMu   sync.Mutex
+	entries     map[string]*pkgEntry
+	keepEntries atomic.Bool
 }
 
 // storeLater stores the entry of a pass just made in the background; wait
@@ -469,7 +471,9 @@ func (c *pkgCache) restorePass(key string, p *packages.Package, round, rounds in
 		return nil
 	}
 	c.touch(key)
-	return &unit{pkg: p, restored: e.Part, entry: e}
+	// The unit keeps what a second round checks, not the encoded facts,
+	// which the store now holds decoded.
+	return &unit{pkg: p, restored: e.Part, entry: &pkgEntry{Reads: e.Reads, Lookups: e.Lookups}}
 }
 
 // unchanged reports whether every read of the pass that made u would get
