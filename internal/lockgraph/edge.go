@@ -126,7 +126,9 @@ func (e *Edge) Anchor() token.Position {
 	}
 	at := e.WantedPath[0].Pos
 	for _, f := range e.WantedPath[1:] {
-		if !strings.HasPrefix(f.Func, e.Func+".func") {
+		// f.Func has the prefix e.Func+".func", without building it:
+		// sorting edges calls Anchor at every comparison.
+		if rest, ok := strings.CutPrefix(f.Func, e.Func); !ok || !strings.HasPrefix(rest, ".func") {
 			break
 		}
 		at = f.Pos
@@ -216,20 +218,28 @@ func compareUnkeyed(a, b *Edge) int {
 
 // Dedupe sorts edges and keeps one per key (the first in order).
 //
-// Each edge's key is formatted once: sorting by Compare formats the keys of
-// ties again at every comparison, which on a program of 30,000 edges was
-// most of the graph's time.
+// Each edge's key and anchor are made once: sorting by Compare makes them
+// again at every comparison, which on a program of 30,000 edges was most of
+// the graph's time.
 func Dedupe(edges []*Edge) []*Edge {
 	type keyed struct {
-		e   *Edge
-		key string
+		e      *Edge
+		key    string
+		anchor token.Position
 	}
 	ks := make([]keyed, len(edges))
 	for i, e := range edges {
-		ks[i] = keyed{e, e.key()}
+		ks[i] = keyed{e, e.key(), e.Anchor()}
 	}
 	slices.SortStableFunc(ks, func(a, b keyed) int {
-		return cmp.Or(compareUnkeyed(a.e, b.e), cmp.Compare(a.key, b.key))
+		if c := cmp.Or(
+			CompareClasses(a.e.Held.Class, b.e.Held.Class),
+			CompareClasses(a.e.Wanted.Class, b.e.Wanted.Class),
+			cmp.Compare(a.e.Func, b.e.Func),
+		); c != 0 {
+			return c
+		}
+		return cmp.Or(ComparePositions(a.anchor, b.anchor), cmp.Compare(a.key, b.key))
 	})
 	seen := make(map[string]bool, len(edges))
 	out := edges[:0]
