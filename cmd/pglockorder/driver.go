@@ -282,6 +282,9 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 	pl := makePlan(pc, order, c.source, attempt, again)
 	c.declOnly = pl.declOnly
 	st.declOnly = len(pl.declOnly)
+	if 4*len(pl.declOnly) >= 3*len(order) {
+		restoringGC()
+	}
 	if pc != nil {
 		pc.analysed = map[string]bool{}
 		pc.analysedPkgs = map[*packages.Package]bool{}
@@ -655,6 +658,18 @@ type factEntry struct {
 // allocates much short-lived data (syntax, SSA, lock states), and on the
 // million-line corpus this cuts its CPU time by a third for 240 MiB more.
 // GOGC and GOMEMLIMIT, when set, are left alone.
+//
+// restoringGC lowers that to three times for a run that restores most
+// packages: what it allocates is mostly what it keeps (restored edges and
+// facts), not short-lived analysis data, so a smaller heap costs few more
+// collections. On hatchet after a one-line edit, peak RSS went from 0.88 to
+// 0.69 GiB, CPU 11.6 to 11.4 s (medians of 3 pairs: within the noise).
+func restoringGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200)
+	}
+}
+
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
