@@ -324,6 +324,10 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 	calls := make([][]ifaceCall, len(order))
 	for i, p := range order {
 		switch {
+		case failed[i] != nil && pl.declOnly[p]:
+			// Not expected (its entry was made by a pass), but its
+			// errors are those of a check of its bodies too.
+			replan = append(replan, p)
 		case failed[i] != nil:
 		case pl.declOnly[p]:
 			cs, ok := c.resolveCalls(p, pl.calls[p])
