@@ -239,3 +239,34 @@ func cachedProgram(t *testing.T, pattern string) (dir, cacheDir string, run func
 	}
 	return dir, cacheDir, run
 }
+
+// TestPackageCacheVariants checks that a package that read a fact, absent,
+// of a package whose test variant only is analysed is restored: the run
+// analyses that variant, which the package does not see.
+func TestPackageCacheVariants(t *testing.T) {
+	_, cacheDir, run := cachedProgram(t, "./variants/...")
+	run()
+	// Without the whole-run entries, the next run may use only the
+	// per-package cache.
+	entries, err := os.ReadDir(cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			if err := os.Remove(filepath.Join(cacheDir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, errOut := run()
+	if strings.Contains(errOut, "per-package cache: program/variants/store analysed") {
+		t.Errorf("store analysed again on an unchanged tree:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "results from the per-package cache") || strings.Contains(errOut, " 0 packages' results from the per-package cache") {
+		t.Errorf("nothing restored:\n%s", errOut)
+	}
+	if fresh, _ := run("-cache=false"); out != fresh {
+		t.Errorf("output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", out, fresh)
+	}
+}
