@@ -324,11 +324,3 @@ func makePlan(pc *pkgCache, order []*packages.Package, source func(*packages.Pac
 	}
 	return pl
 }
-
-// errReplan is why a start of the run stops: a package planned as restored
-// must be analysed.
-type errReplan struct{ pkg *packages.Package }
-
-func (e errReplan) Error() string {
-	return fmt.Sprintf("%s was planned as restored and must be analysed", e.pkg.ID)
-}
