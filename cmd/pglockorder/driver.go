@@ -366,7 +366,8 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 	)
 	units = make([]*unit, len(order))
 	if pc != nil {
-		pc.passes = len(order)
+		// A pass per package, and its kept interface calls.
+		pc.passes = 2 * len(order)
 	}
 	for _, g := range groups {
 		if len(g) > 1 && pc != nil {

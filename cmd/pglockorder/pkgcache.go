@@ -58,8 +58,9 @@ type pkgCache struct {
 	// byPath lists the types of the packages analysed in this run by
 	// import path, in the order of the run.
 	byPath map[string][]*types.Package
-	// passes counts the passes of a run: one per package, two per
-	// member of a group analysed in two rounds, each an entry.
+	// passes counts the entries of a run: one pass per package, two per
+	// member of a group analysed in two rounds, and each package's kept
+	// interface calls (declonly.go).
 	passes int
 	// writes are the entries being encoded and written in the
 	// background, at most one at a time: a run's cycle search leaves
