@@ -57,15 +57,15 @@ type callRef struct {
 }
 
 // calledInterfaces returns the interface calls of a package type-checked in
-// full, and their names, or nil names when one cannot be named (an
-// interface literal, a type parameter, an instantiated generic interface or
-// one declared in a function): such a package is always type-checked in
-// full.
-func calledInterfaces(p *packages.Package) ([]ifaceCall, []callRef) {
+// full, and, if name is set, their names, or nil names when one cannot be
+// named (an interface literal, a type parameter, an instantiated generic
+// interface or one declared in a function): such a package is always
+// type-checked in full.
+func calledInterfaces(p *packages.Package, name bool) ([]ifaceCall, []callRef) {
 	seen := map[ifaceCall]bool{}
 	var calls []ifaceCall
 	var refs []callRef
-	nameable := true
+	nameable := name // without a cache, nothing is kept
 	for _, sel := range p.TypesInfo.Selections {
 		if sel.Kind() != types.MethodVal {
 			continue

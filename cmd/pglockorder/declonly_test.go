@@ -56,7 +56,7 @@ func Use() {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			full := checkApp(t, header+tt.body, false)
-			calls, refs := calledInterfaces(full)
+			calls, refs := calledInterfaces(full, true)
 			if !slices.Equal(refs, tt.want) || (tt.want == nil) != (refs == nil) {
 				t.Fatalf("kept %#v, want %#v", refs, tt.want)
 			}

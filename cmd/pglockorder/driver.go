@@ -336,9 +336,10 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 			}
 			calls[i] = cs
 		default:
+			key := pl.keys[p]
 			var refs []callRef
-			calls[i], refs = calledInterfaces(p)
-			if key := pl.keys[p]; key != "" && refs != nil {
+			calls[i], refs = calledInterfaces(p, key != "")
+			if refs != nil {
 				pc.storeCalls(key, refs)
 			}
 		}
