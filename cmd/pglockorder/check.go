@@ -42,6 +42,9 @@ type checker struct {
 	// callsOf caches the method names each root's source calls
 	// (ports.go).
 	callsOf map[*packages.Package]map[string]bool
+	// declOnly are the analysed packages that the per-package cache will
+	// restore: their function bodies are not type-checked (declonly.go).
+	declOnly map[*packages.Package]bool
 }
 
 func newChecker(roots []*packages.Package) *checker {
@@ -162,21 +165,29 @@ func (c *checker) typecheck(p *packages.Package) error {
 		}
 		files = append(files, f)
 	}
-	info := &types.Info{
-		Types:        map[ast.Expr]types.TypeAndValue{},
-		Instances:    map[*ast.Ident]types.Instance{},
-		Defs:         map[*ast.Ident]types.Object{},
-		Uses:         map[*ast.Ident]types.Object{},
-		Implicits:    map[ast.Node]types.Object{},
-		Selections:   map[*ast.SelectorExpr]*types.Selection{},
-		Scopes:       map[ast.Node]*types.Scope{},
-		FileVersions: map[*ast.File]string{},
+	declOnly := c.declOnly[p]
+	info := &types.Info{FileVersions: map[*ast.File]string{}}
+	if !declOnly {
+		info = &types.Info{
+			Types:        map[ast.Expr]types.TypeAndValue{},
+			Instances:    map[*ast.Ident]types.Instance{},
+			Defs:         map[*ast.Ident]types.Object{},
+			Uses:         map[*ast.Ident]types.Object{},
+			Implicits:    map[ast.Node]types.Object{},
+			Selections:   map[*ast.SelectorExpr]*types.Selection{},
+			Scopes:       map[ast.Node]*types.Scope{},
+			FileVersions: map[*ast.File]string{},
+		}
 	}
 	var errs []error
 	conf := &types.Config{
 		Importer: importerFunc(func(path string) (*types.Package, error) { return c.importFrom(p, path) }),
 		Sizes:    p.TypesSizes,
 		Error:    func(err error) { errs = append(errs, err) },
+		// A package the per-package cache restores needs only its
+		// declarations: what its importers, its facts and the index
+		// of implementations read (declonly.go).
+		IgnoreFuncBodies: declOnly,
 	}
 	if p.Module != nil && p.Module.GoVersion != "" {
 		conf.GoVersion = "go" + p.Module.GoVersion
@@ -184,6 +195,10 @@ func (c *checker) typecheck(p *packages.Package) error {
 	pkg, _ := conf.Check(p.PkgPath, c.fset, files, info)
 	if len(errs) > 0 {
 		return fmt.Errorf("type-checking: %w", errors.Join(errs...))
+	}
+	if declOnly {
+		p.Fset, p.Syntax, p.Types, p.TypesInfo = c.fset, nil, pkg, nil
+		return nil
 	}
 	p.Fset, p.Syntax, p.Types, p.TypesInfo = c.fset, files, pkg, info
 	return nil

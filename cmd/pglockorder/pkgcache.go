@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/tools/go/analysis"
@@ -52,17 +53,25 @@ type pkgCache struct {
 	// analysed holds the paths of the packages analysed in this run:
 	// no other package's objects can have facts.
 	analysed map[string]bool
+	// analysedPkgs are the packages analysed in this run.
+	analysedPkgs map[*packages.Package]bool
 	// byPath lists the types of the packages analysed in this run by
 	// import path, in the order of the run.
 	byPath map[string][]*types.Package
-	// passes counts the passes of a run: one per package, two per
-	// member of a group analysed in two rounds, each an entry.
+	// passes counts the entries of a run: one pass per package, two per
+	// member of a group analysed in two rounds, and each package's kept
+	// interface calls (declonly.go).
 	passes int
 	// writes are the entries being encoded and written in the
 	// background, at most one at a time: a run's cycle search leaves
 	// cores idle that encoding can use.
 	writes  sync.WaitGroup
 	writing sync.Mutex
+	// entries are the entries decoded in this run, by key (nil for
+	// none): a run that starts again restores the same ones.
+	entriesMu   sync.Mutex
+	entries     map[string]*pkgEntry
+	keepEntries atomic.Bool
 }
 
 // storeLater stores the entry of a pass just made in the background; wait
@@ -347,11 +356,35 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 // valid reports why a read of the entry would not get the same answer in
 // this run ("" when every read would).
 func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, visible *visibleSet) (why string) {
+	var imported map[string]*packages.Package
 	for _, r := range e.Reads {
 		if r.Digest == "" && !c.analysed[r.Pkg] {
 			continue // absent then, absent now
 		}
+		if imported == nil {
+			imported = importClosure(p)
+		}
 		tp, t := c.visibleByPath(r.Pkg, visible), c.factTypes[r.Type]
+		if q := imported[r.Pkg]; q != nil && q != p {
+			// A package the pass imports, directly or not: the
+			// variant of that path it sees (a package and its test
+			// variants share a path, and more than one may be
+			// visible), or none if that one is seen through export
+			// data, whose objects have no facts. (Facts of p's own
+			// path are another variant's: its own are not reads.)
+			tp = nil
+			if c.analysedPkgs[q] {
+				tp = q.Types
+			}
+		}
+		if tp == nil && r.Digest == "" {
+			// Absent then, absent now: the pass can read facts only
+			// of the packages it sees, and none with this path is
+			// visible to it; the one analysed in this run under that
+			// path is another variant (the test variant of a package
+			// seen through export data by this one).
+			continue
+		}
 		if tp == nil || t == nil {
 			return "it read a fact of " + r.Pkg + ", not in this run"
 		}
@@ -422,7 +455,7 @@ func (c *pkgCache) restorePass(key string, p *packages.Package, round, rounds in
 	if c == nil || key == "" {
 		return nil
 	}
-	e := c.load(key)
+	e := c.entryOf(key)
 	if e == nil {
 		c.miss(p, round, rounds, "no entry for its inputs")
 		return nil
@@ -439,7 +472,9 @@ func (c *pkgCache) restorePass(key string, p *packages.Package, round, rounds in
 		return nil
 	}
 	c.touch(key)
-	return &unit{pkg: p, restored: e.Part, entry: e}
+	// The unit keeps what a second round checks, not the encoded facts,
+	// which the store now holds decoded.
+	return &unit{pkg: p, restored: e.Part, entry: &pkgEntry{Reads: e.Reads, Lookups: e.Lookups}}
 }
 
 // unchanged reports whether every read of the pass that made u would get
@@ -455,4 +490,22 @@ func (c *pkgCache) unchanged(u *unit, facts *factStore, visible *visibleSet) boo
 func (c *pkgCache) touch(key string) {
 	now := time.Now()
 	_ = os.Chtimes(c.file(key), now, now)
+}
+
+// importClosure returns the packages p imports, directly or not, and p, by
+// path: one package per path in one package's import graph.
+func importClosure(p *packages.Package) map[string]*packages.Package {
+	out := map[string]*packages.Package{}
+	var walk func(q *packages.Package)
+	walk = func(q *packages.Package) {
+		if _, ok := out[q.PkgPath]; ok {
+			return
+		}
+		out[q.PkgPath] = q
+		for _, imp := range q.Imports {
+			walk(imp)
+		}
+	}
+	walk(p)
+	return out
 }

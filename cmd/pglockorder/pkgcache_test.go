@@ -38,14 +38,17 @@ func TestPackageCache(t *testing.T) {
 			}
 		}
 	}
+	declOnlyRe := regexp.MustCompile(`(\d+) packages type-checked without their function bodies`)
 	restoredRe := regexp.MustCompile(`(\d+) packages' results from the per-package cache`)
 	reanalysedRe := regexp.MustCompile(`per-package cache: (\S+)(?: \[[^]]*\])? analysed: (.*)`)
 	// check compares a run with a fresh one and returns how many packages
 	// were restored and which were analysed again, and why.
+	var errOut string // of the last check's cached run
 	check := func(what string) (int, map[string]string) {
 		t.Helper()
 		forgetRuns()
-		out, errOut := run()
+		var out string
+		out, errOut = run()
 		fresh, _ := run("-cache=false")
 		if out != fresh {
 			t.Errorf("%s: output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, out, fresh)
@@ -85,6 +88,11 @@ func TestPackageCache(t *testing.T) {
 	if got := slices.Sorted(maps.Keys(again)); !slices.Equal(got, []string{"program/ports/cmd/api", "program/ports/service"}) || n != total-2 {
 		t.Errorf("after a comment in the service: %d of %d restored, analysed again: %v", n, total, again)
 	}
+	// The restored packages' function bodies are not type-checked, and
+	// the run needed one start.
+	if m := declOnlyRe.FindStringSubmatch(errOut); m == nil || m[1] != strconv.Itoa(n) || strings.Contains(errOut, "starts") {
+		t.Errorf("after a comment in the service, %d restored; want as many type-checked without their bodies, in one start:\n%s", n, errOut)
+	}
 
 	// An edit of an implementation changes its facts: the service, which
 	// calls it through a port without importing it, is analysed again
@@ -96,6 +104,13 @@ func TestPackageCache(t *testing.T) {
 	_, again = check("implementation")
 	if !strings.Contains(again["program/ports/postgres"], "no entry") || !strings.Contains(again["program/ports/service"], "changed") {
 		t.Errorf("after an edit of the implementation, analysed again: %v", again)
+	}
+	// The service was planned as restored (its inputs did not change),
+	// type-checked without its bodies: the run started again, with it
+	// type-checked in full, and printed what a run without cache prints
+	// (check).
+	if !strings.Contains(errOut, "program/ports/service planned as restored, must be analysed: starting again") || !strings.Contains(errOut, "in 2 starts") {
+		t.Errorf("after an edit of the implementation, the service was not planned as restored, or the run did not start again:\n%s", errOut)
 	}
 	if out, _ := run(); strings.Contains(out, "service.Dispatch.Deliver holds rows of parcels") {
 		t.Errorf("the path through the edited implementation is still reported:\n%s", out)
@@ -223,4 +238,35 @@ func cachedProgram(t *testing.T, pattern string) (dir, cacheDir string, run func
 		return o.String(), e.String()
 	}
 	return dir, cacheDir, run
+}
+
+// TestPackageCacheVariants checks that a package that read a fact, absent,
+// of a package whose test variant only is analysed is restored: the run
+// analyses that variant, which the package does not see.
+func TestPackageCacheVariants(t *testing.T) {
+	_, cacheDir, run := cachedProgram(t, "./variants/...")
+	run()
+	// Without the whole-run entries, the next run may use only the
+	// per-package cache.
+	entries, err := os.ReadDir(cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			if err := os.Remove(filepath.Join(cacheDir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, errOut := run()
+	if strings.Contains(errOut, "per-package cache: program/variants/store analysed") {
+		t.Errorf("store analysed again on an unchanged tree:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "results from the per-package cache") || strings.Contains(errOut, " 0 packages' results from the per-package cache") {
+		t.Errorf("nothing restored:\n%s", errOut)
+	}
+	if fresh, _ := run("-cache=false"); out != fresh {
+		t.Errorf("output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", out, fresh)
+	}
 }

@@ -7,18 +7,17 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/internal/lockseq"
-	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
 // implDeps returns, for each type-checked package of order, the other
 // packages of order that declare a method implementing an interface method
-// it calls: the analysis of a call through an interface applies the
-// summaries of its implementations, so they are analysed first, although
-// the caller does not import them (a port declared in the domain, its
-// adapter wired in main). Packages that failed to type-check have none.
-func implDeps(order []*packages.Package, failed []error) map[int][]int {
+// it calls (calls[i], calledInterfaces): the analysis of a call through an
+// interface applies the summaries of its implementations, so they are
+// analysed first, although the caller does not import them (a port
+// declared in the domain, its adapter wired in main). Packages that failed
+// to type-check have none.
+func implDeps(order []*packages.Package, failed []error, calls [][]ifaceCall) map[int][]int {
 	type impl struct {
 		pkg   int
 		named *types.Named
@@ -35,27 +34,12 @@ func implDeps(order []*packages.Package, failed []error) map[int][]int {
 		}
 	}
 	out := map[int][]int{}
-	for i, p := range order {
+	for i := range order {
 		if failed[i] != nil {
 			continue
 		}
-		type call struct {
-			iface *types.Interface
-			name  string
-		}
-		calls := map[call]bool{}
-		for _, sel := range p.TypesInfo.Selections {
-			if sel.Kind() != types.MethodVal {
-				continue
-			}
-			it, ok := sel.Recv().Underlying().(*types.Interface)
-			if !ok || analyzer.UserRules().KindOf(sel.Recv()) != sqlsite.NotHandle {
-				continue // a database handle's methods are modelled
-			}
-			calls[call{it, sel.Obj().Name()}] = true
-		}
 		deps := map[int]bool{}
-		for c := range calls {
+		for _, c := range calls[i] {
 			for _, m := range byName[c.name] {
 				if m.pkg != i && !deps[m.pkg] && sameBinary(order[i], order[m.pkg]) &&
 					(types.Implements(m.named, c.iface) || types.Implements(types.NewPointer(m.named), c.iface)) {

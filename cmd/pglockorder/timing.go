@@ -27,6 +27,8 @@ type phases struct {
 	// restoring is the time that took.
 	restored  int
 	restoring time.Duration
+	// declOnly and starts are the driver's (stats).
+	declOnly, starts int
 }
 
 func newPhases() *phases {
@@ -49,6 +51,7 @@ func (p *phases) analysed(st stats, workers int) {
 	p.parse, p.summaries, p.workers = st.parse, max(st.analysis-p.model, 0), workers
 	p.slowest = st.slowest
 	p.restored, p.restoring = st.restored, st.restoring
+	p.declOnly, p.starts = st.declOnly, st.starts
 }
 
 // print writes the phases on one line.
@@ -57,8 +60,15 @@ func (p *phases) print(w io.Writer) {
 	for _, n := range p.names {
 		s := fmt.Sprintf("%s %v", n, p.times[n].Round(time.Millisecond))
 		if n == "analysis" && p.workers > 0 {
-			s += fmt.Sprintf(" (on %d workers, summed: parse and type-check %v, SQL model %v, summaries %v; %d packages' results from the per-package cache in %v)", p.workers,
+			s += fmt.Sprintf(" (on %d workers, summed: parse and type-check %v, SQL model %v, summaries %v; %d packages' results from the per-package cache in %v", p.workers,
 				p.parse.Round(time.Millisecond), p.model.Round(time.Millisecond), p.summaries.Round(time.Millisecond), p.restored, p.restoring.Round(time.Millisecond))
+			if p.declOnly > 0 {
+				s += fmt.Sprintf(", %d packages type-checked without their function bodies", p.declOnly)
+			}
+			if p.starts > 1 {
+				s += fmt.Sprintf(", in %d starts", p.starts)
+			}
+			s += ")"
 		}
 		parts = append(parts, s)
 	}

@@ -126,7 +126,9 @@ func (e *Edge) Anchor() token.Position {
 	}
 	at := e.WantedPath[0].Pos
 	for _, f := range e.WantedPath[1:] {
-		if !strings.HasPrefix(f.Func, e.Func+".func") {
+		// f.Func has the prefix e.Func+".func", without building it:
+		// sorting edges calls Anchor at every comparison.
+		if rest, ok := strings.CutPrefix(f.Func, e.Func); !ok || !strings.HasPrefix(rest, ".func") {
 			break
 		}
 		at = f.Pos
@@ -196,12 +198,7 @@ func ComparePositions(a, b token.Position) int {
 
 // Compare orders edges deterministically.
 func Compare(a, b *Edge) int {
-	if c := cmp.Or(
-		CompareClasses(a.Held.Class, b.Held.Class),
-		CompareClasses(a.Wanted.Class, b.Wanted.Class),
-		cmp.Compare(a.Func, b.Func),
-		ComparePositions(a.Anchor(), b.Anchor()),
-	); c != 0 {
+	if c := compareUnkeyed(a, b); c != 0 {
 		return c
 	}
 	// Formatting the key costs more than the rest: only for ties (cmp.Or
@@ -209,18 +206,49 @@ func Compare(a, b *Edge) int {
 	return cmp.Compare(a.key(), b.key())
 }
 
+// compareUnkeyed is Compare without its last criterion, the key.
+func compareUnkeyed(a, b *Edge) int {
+	return cmp.Or(
+		CompareClasses(a.Held.Class, b.Held.Class),
+		CompareClasses(a.Wanted.Class, b.Wanted.Class),
+		cmp.Compare(a.Func, b.Func),
+		ComparePositions(a.Anchor(), b.Anchor()),
+	)
+}
+
 // Dedupe sorts edges and keeps one per key (the first in order).
+//
+// Each edge's key and anchor are made once: sorting by Compare makes them
+// again at every comparison, which on a program of 30,000 edges was most of
+// the graph's time.
 func Dedupe(edges []*Edge) []*Edge {
-	slices.SortStableFunc(edges, Compare)
+	type keyed struct {
+		e      *Edge
+		key    string
+		anchor token.Position
+	}
+	ks := make([]keyed, len(edges))
+	for i, e := range edges {
+		ks[i] = keyed{e, e.key(), e.Anchor()}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		if c := cmp.Or(
+			CompareClasses(a.e.Held.Class, b.e.Held.Class),
+			CompareClasses(a.e.Wanted.Class, b.e.Wanted.Class),
+			cmp.Compare(a.e.Func, b.e.Func),
+		); c != 0 {
+			return c
+		}
+		return cmp.Or(ComparePositions(a.anchor, b.anchor), cmp.Compare(a.key, b.key))
+	})
 	seen := make(map[string]bool, len(edges))
 	out := edges[:0]
-	for _, e := range edges {
-		k := e.key()
-		if seen[k] {
+	for _, k := range ks {
+		if seen[k.key] {
 			continue
 		}
-		seen[k] = true
-		out = append(out, e)
+		seen[k.key] = true
+		out = append(out, k.e)
 	}
 	return out
 }
