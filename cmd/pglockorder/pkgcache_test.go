@@ -22,22 +22,6 @@ import (
 // what a run without any cache prints.
 func TestPackageCache(t *testing.T) {
 	dir, cacheDir, run := cachedProgram(t, "./ports/...")
-	// forgetRuns removes the whole-run entries, so that the next run
-	// analyses and may use only the per-package cache.
-	forgetRuns := func() {
-		t.Helper()
-		entries, err := os.ReadDir(cacheDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if !e.IsDir() {
-				if err := os.Remove(filepath.Join(cacheDir, e.Name())); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
 	declOnlyRe := regexp.MustCompile(`(\d+) packages type-checked without their function bodies`)
 	restoredRe := regexp.MustCompile(`(\d+) packages' results from the per-package cache`)
 	reanalysedRe := regexp.MustCompile(`per-package cache: (\S+)(?: \[[^]]*\])? analysed: (.*)`)
@@ -46,7 +30,7 @@ func TestPackageCache(t *testing.T) {
 	var errOut string // of the last check's cached run
 	check := func(what string) (int, map[string]string) {
 		t.Helper()
-		forgetRuns()
+		forgetRuns(t, cacheDir)
 		var out string
 		out, errOut = run()
 		fresh, _ := run("-cache=false")
@@ -248,6 +232,23 @@ func TestPackageCacheVariants(t *testing.T) {
 	run()
 	// Without the whole-run entries, the next run may use only the
 	// per-package cache.
+	forgetRuns(t, cacheDir)
+	out, errOut := run()
+	if strings.Contains(errOut, "per-package cache: program/variants/store analysed") {
+		t.Errorf("store analysed again on an unchanged tree:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "results from the per-package cache") || strings.Contains(errOut, " 0 packages' results from the per-package cache") {
+		t.Errorf("nothing restored:\n%s", errOut)
+	}
+	if fresh, _ := run("-cache=false"); out != fresh {
+		t.Errorf("output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", out, fresh)
+	}
+}
+
+// forgetRuns removes the whole-run entries of the cache in cacheDir, so that
+// the next run analyses and may use only the per-package cache.
+func forgetRuns(t *testing.T, cacheDir string) {
+	t.Helper()
 	entries, err := os.ReadDir(cacheDir)
 	if err != nil {
 		t.Fatal(err)
@@ -258,15 +259,5 @@ func TestPackageCacheVariants(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-	}
-	out, errOut := run()
-	if strings.Contains(errOut, "per-package cache: program/variants/store analysed") {
-		t.Errorf("store analysed again on an unchanged tree:\n%s", errOut)
-	}
-	if !strings.Contains(errOut, "results from the per-package cache") || strings.Contains(errOut, " 0 packages' results from the per-package cache") {
-		t.Errorf("nothing restored:\n%s", errOut)
-	}
-	if fresh, _ := run("-cache=false"); out != fresh {
-		t.Errorf("output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", out, fresh)
 	}
 }

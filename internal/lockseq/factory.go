@@ -74,21 +74,8 @@ func (fa *fnAnalysis) returnedClosures() {
 // conversions that keep it (http.HandlerFunc(func...), a func stored in an
 // interface).
 func closureOf(v ssa.Value) (*ssa.MakeClosure, bool) {
-	for range 4 {
-		switch x := v.(type) {
-		case *ssa.MakeClosure:
-			return x, true
-		case *ssa.ChangeType:
-			v = x.X
-		case *ssa.MakeInterface:
-			v = x.X
-		case *ssa.ChangeInterface:
-			v = x.X
-		default:
-			return nil, false
-		}
-	}
-	return nil, false
+	mc, ok := stripConversions(v).(*ssa.MakeClosure)
+	return mc, ok
 }
 
 // capturedParam returns the parameter (or, in a closure, free variable) of
