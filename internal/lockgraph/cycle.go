@@ -694,7 +694,7 @@ func Gated(steps []*Edge) bool {
 func keyedExcludes(a, b []KeyedGate) bool {
 	for _, g := range a {
 		for _, h := range b {
-			if g.Lock.Class == h.Lock.Class && g.Shape == h.Shape && g.Wanted == h.Held &&
+			if g.Wanted != "" && g.Lock.Class == h.Lock.Class && g.Shape == h.Shape && g.Wanted == h.Held &&
 				lockmodel.ModesConflict(g.Lock.Mode, h.Lock.Mode) {
 				return true
 			}

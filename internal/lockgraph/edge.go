@@ -103,7 +103,10 @@ type KeyedGate struct {
 	// Held and Wanted say which columns of the two locks' tables hold
 	// the values of the parent's parameters, in the order of Shape's
 	// parameters: "activity_maps:run_id=,shard_id=". They tie a row of
-	// one path's Wanted to the other path's Held.
+	// one path's Wanted to the other path's Held. One of them is empty
+	// when the parent scopes the rows of only one lock of the pair (the
+	// held lock is itself the parent of the wanted rows; the rows held
+	// lie within a parent, the rows wanted do not).
 	Held, Wanted string
 }
 

@@ -277,25 +277,52 @@ func (fa *fnAnalysis) scopes(c int) []Scope {
 }
 
 // keyedGates returns the keyed gates of the pair of events h and w: row
-// locks surely held from before h until w is requested (as for gates) that
-// are keyed gates of both.
+// locks surely held from before h until w is requested (as for gates)
+// whose rows are chosen by the same values as the rows of h, of w, or of
+// both (lockgraph.KeyedGate: a side the gate does not scope is empty).
+// The held lock itself is one for w when w's rows lie within h's row (the
+// ledger, then that ledger's accounts), and so is an earlier lock of w's
+// own statement for h when h's rows lie within it (each turn of a loop
+// locks a ledger, then its accounts, and the next turn waits for the next
+// ledger while it holds the accounts of the last).
 func (fa *fnAnalysis) keyedGates(h, w int, st *state) []KeyedRef {
 	if !fa.events[h].Lock.Class.IsRow() || !fa.events[w].Lock.Class.IsRow() {
 		return nil
 	}
 	var out []KeyedRef
-	for _, g := range fa.gateCandidates(h, w, st) {
+	add := func(g int, hc, wc string) {
 		e := fa.events[g]
-		hc, ok1 := fa.scope(h, g)
-		wc, ok2 := fa.scope(w, g)
-		if !ok1 || !ok2 {
-			continue
-		}
 		l := e.Lock
 		l.Class = l.Class.Concrete()
 		out = append(out, KeyedRef{Event: g, Gate: lockgraph.KeyedGate{Lock: l, Shape: e.Rows.GateShape, Held: hc, Wanted: wc}})
 	}
+	for _, g := range fa.gateCandidates(h, w, st) {
+		hc, ok1 := fa.scope(h, g)
+		wc, ok2 := fa.scope(w, g)
+		if ok1 || ok2 {
+			add(g, hc, wc)
+		}
+	}
+	if wc, ok := fa.scope(w, h); ok && fa.strictRowGate(h) {
+		add(h, "", wc)
+	}
+	if H, W := fa.events[h], fa.events[w]; fa.mustAt[h][w] && H.Tx == W.Tx && H.Tx != "" && fa.strictRowGate(w) {
+		// w's statement surely held a row when h was requested, in the
+		// same transaction: whenever h is still held at w, so is that
+		// row (a row lock lasts until the transaction ends), although
+		// the first turn of a loop reaches w holding neither.
+		if hc, ok := fa.scope(h, w); ok {
+			add(w, hc, "")
+		}
+	}
 	return out
+}
+
+// strictRowGate reports whether event g can stand as a keyed gate: a row
+// lock that waits and is held until the transaction ends.
+func (fa *fnAnalysis) strictRowGate(g int) bool {
+	e := fa.events[g]
+	return e.Lock.Class.IsRow() && (e.Lock.Waits || e.Try) && e.Hold != HoldNone
 }
 
 // heldKeyed returns the gates of refs whose events hold a lock at all here

@@ -63,7 +63,10 @@ func (s *Sync) ApplyAll(ctx context.Context, projectIDs []int64) error { // want
 
 // ApplyBatch processes projects in one transaction: the quota of one
 // project is still held when the next project is locked, so two batches
-// with the projects in different orders can deadlock.
+// with the projects in different orders can deadlock, on the workspaces
+// themselves (the loop's order). Not on a quota against a workspace: a
+// batch waits only for the quota of the workspace it holds, which the
+// other can hold only after locking that workspace.
 func (s *Sync) ApplyBatch(ctx context.Context, workspaceIDs []int64) error { // want ApplyBatch:`locks\(.*row:workspaces FOR NO KEY UPDATE@L0.*row:workspace_quotas FOR NO KEY UPDATE@L0`
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
@@ -71,7 +74,7 @@ func (s *Sync) ApplyBatch(ctx context.Context, workspaceIDs []int64) error { // 
 	}
 	defer tx.Rollback(ctx)
 	for _, id := range workspaceIDs {
-		if _, err := tx.Exec(ctx, "UPDATE workspaces SET synced_at = now() WHERE id = $1", id); err != nil { // want `lock-order inversion: rows of workspace_quotas and rows of workspaces are locked in opposite orders` `lock order set by a loop: rows of workspaces \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over the slice workspaceIDs`
+		if _, err := tx.Exec(ctx, "UPDATE workspaces SET synced_at = now() WHERE id = $1", id); err != nil { // want `lock order set by a loop: rows of workspaces \(FOR NO KEY UPDATE\) are taken once per iteration of a loop over the slice workspaceIDs`
 			return err
 		}
 		if _, err := tx.Exec(ctx, "UPDATE workspace_quotas SET used = used + 1 WHERE workspace_id = $1", id); err != nil { // want `lock order set by a loop: rows of workspace_quotas`
