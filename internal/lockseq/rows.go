@@ -594,13 +594,17 @@ func LentKey(path []lockgraph.Frame, class lockgraph.Class) string {
 // in the same way, those a call in another package judged.
 func (a *Analysis) WithdrawLent() {
 	a.Rows = slices.DeleteFunc(a.Rows, func(f RowFinding) bool {
-		return f.Lent && a.Lent[f.LentKey()]
+		k := f.LentKey()
+		return f.Lent && k != "" && a.Lent[k]
 	})
 }
 
 // judgeLent records a call's verdict on a lent finding: harmless there
 // (true), or standing (false), which wins over any other call's.
 func (a *Analysis) judgeLent(key string, harmless bool) {
+	if key == "" {
+		return // a finding with no path names no statement
+	}
 	if old, ok := a.Lent[key]; ok {
 		harmless = harmless && old
 	}
