@@ -89,22 +89,17 @@ func calledInterfaces(p *packages.Package, name bool) ([]ifaceCall, []callRef) {
 			refs = append(refs, callRef{Obj: named.Obj().Name(), Name: c.name})
 			continue
 		}
-		if !ok || named.TypeArgs().Len() > 0 || named.Obj().Pkg() == nil {
-			nameable = false
-			if analyzer.Debug() {
-				fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s: a call through %s, which cannot be named: always type-checked in full\n", p.ID, sel.Recv())
+		if ok && named.TypeArgs().Len() == 0 && named.Obj().Pkg() != nil {
+			path, err := objectpath.For(named.Obj())
+			if err == nil {
+				refs = append(refs, callRef{Pkg: named.Obj().Pkg().Path(), Obj: string(path), Name: c.name})
+				continue
 			}
-			continue
 		}
-		path, err := objectpath.For(named.Obj())
-		if err != nil {
-			nameable = false
-			if analyzer.Debug() {
-				fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s: a call through %s, which cannot be named: always type-checked in full\n", p.ID, sel.Recv())
-			}
-			continue
+		nameable = false
+		if analyzer.Debug() {
+			fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s: a call through %s, which cannot be named: always type-checked in full\n", p.ID, sel.Recv())
 		}
-		refs = append(refs, callRef{Pkg: named.Obj().Pkg().Path(), Obj: string(path), Name: c.name})
 	}
 	if !nameable {
 		return calls, nil

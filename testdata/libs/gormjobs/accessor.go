@@ -1,4 +1,4 @@
-package gormjobs // want package:"sql=true edges=38"
+package gormjobs // want package:"sql=true edges=50"
 
 import (
 	"context"
@@ -64,5 +64,43 @@ func (s *Shipping) Unpack(ctx context.Context, shipment, parcel int64) error { /
 			return err
 		}
 		return r.LockShipment(ctx, shipment) // want `lock-order inversion: rows of parcels and rows of shipments are locked in opposite orders`
+	})
+}
+
+// Crate is a row of crates.
+type Crate struct{ ID int64 }
+
+// Pallet is a row of pallets.
+type Pallet struct{ ID int64 }
+
+// LockCrate locks one crate through the accessor.
+func (r *Repo) LockCrate(ctx context.Context, id int64) error { // want LockCrate:`^locks\(table:crates ROW SHARE@p0\.db, row:crates FOR UPDATE@p0\.db\)`
+	var c Crate
+	return r.q(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).First(&c, id).Error
+}
+
+// LockPallet locks one pallet through the accessor.
+func (r *Repo) LockPallet(ctx context.Context, id int64) error { // want LockPallet:`^locks\(table:pallets ROW SHARE@p0\.db, row:pallets FOR UPDATE@p0\.db\)`
+	var p Pallet
+	return r.q(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).First(&p, id).Error
+}
+
+// Load and Unload both lock the crate first: one order, silent.
+func (s *Shipping) Load(ctx context.Context, crate, pallet int64) error { // want Load:`^locks\(table:crates ROW SHARE@C0/L0, row:crates FOR UPDATE@C0/L0, table:pallets`
+	return s.tx(ctx, func(r *Repo) error {
+		if err := r.LockCrate(ctx, crate); err != nil {
+			return err
+		}
+		return r.LockPallet(ctx, pallet)
+	})
+}
+
+// Unload keeps Load's order.
+func (s *Shipping) Unload(ctx context.Context, crate, pallet int64) error { // want Unload:`^locks\(table:crates ROW SHARE@C0/L0, row:crates FOR UPDATE@C0/L0, table:pallets`
+	return s.tx(ctx, func(r *Repo) error {
+		if err := r.LockCrate(ctx, crate); err != nil {
+			return err
+		}
+		return r.LockPallet(ctx, pallet)
 	})
 }
