@@ -276,7 +276,7 @@ func analyze(pass *analysis.Pass) (any, error) {
 		}
 	}
 	an.GateByCallers(funcs) // gates that every caller holds (lockseq/entry.go)
-	an.WithdrawLent()       // statements its callers judge (lockseq/rows.go)
+	an.WithdrawLent(funcs)  // statements its callers judge (lockseq/rows.go)
 	if st.err != nil {
 		return nil, st.err
 	}

@@ -15,3 +15,11 @@ import (
 func TestConfigSchema(t *testing.T) {
 	analysistest.Run(t, filepath.Join("..", "testdata", "configschema"), analyzer.CorpusAnalyzer, "./...")
 }
+
+// TestForeignKeyCovered runs the analyzer on a module whose statements take
+// foreign-key checks on parent rows their transaction may hold already: a
+// check on a row held FOR UPDATE is no lock of its own (no upgrade, no
+// order), a check on any other row is.
+func TestForeignKeyCovered(t *testing.T) {
+	analysistest.Run(t, filepath.Join("..", "testdata", "fkcovered"), analyzer.CorpusAnalyzer, "./...")
+}

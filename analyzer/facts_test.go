@@ -40,7 +40,7 @@ func TestFactCodec(t *testing.T) {
 		}
 		for _, f := range facts {
 			n++
-			roundTrip(t, f)
+			roundTrip(t, r.Action.Package.PkgPath, f)
 		}
 	}
 	if n == 0 {
@@ -48,7 +48,7 @@ func TestFactCodec(t *testing.T) {
 	}
 }
 
-func roundTrip(t *testing.T, f analysis.Fact) {
+func roundTrip(t *testing.T, pkg string, f analysis.Fact) {
 	t.Helper()
 	encode := func(f analysis.Fact) []byte {
 		var buf bytes.Buffer
@@ -62,7 +62,7 @@ func roundTrip(t *testing.T, f analysis.Fact) {
 		t.Errorf("%T: encoding is not deterministic", f)
 	}
 	if len(first) > maxFactBytes {
-		t.Errorf("%T: %d bytes encoded, more than %d", f, len(first), maxFactBytes)
+		t.Errorf("%s: %T: %d bytes encoded, more than %d", pkg, f, len(first), maxFactBytes)
 	}
 	decoded := reflect.New(reflect.TypeOf(f).Elem()).Interface().(analysis.Fact)
 	if err := gob.NewDecoder(bytes.NewReader(first)).Decode(decoded); err != nil {

@@ -78,7 +78,7 @@ func (l *edgeList) GobDecode(b []byte) error {
 // encoding writes, and no others: a field added to lockgraph.Edge, Frame,
 // Lock or Class must not be silently dropped from the caches (until the
 // codec learns it, the lists fall back to gob, and TestEdgeCodecFits fails).
-var edgeCodecFits = fieldsAre[lockgraph.Edge]("Held", "Wanted", "Func", "Pkg", "HeldPath", "WantedPath", "CrossConn", "Gates", "Keyed") &&
+var edgeCodecFits = fieldsAre[lockgraph.Edge]("Held", "Wanted", "Func", "Pkg", "HeldPath", "WantedPath", "CrossConn", "Gates", "Keyed", "Lent") &&
 	fieldsAre[lockgraph.KeyedGate]("Lock", "Shape", "Held", "Wanted") &&
 	fieldsAre[lockgraph.Frame]("Func", "Pos", "What", "SQL") &&
 	fieldsAre[token.Position]("Filename", "Offset", "Line", "Column") &&
@@ -204,6 +204,7 @@ func (e *edgeEncoder) edge(x *lockgraph.Edge) []byte {
 		b = binary.AppendUvarint(b, e.str(k.Held))
 		b = binary.AppendUvarint(b, e.str(k.Wanted))
 	}
+	b = binary.AppendUvarint(b, e.str(x.Lent))
 	e.edgeBuf = b
 	e.nedges++
 	return b[start:]
@@ -386,6 +387,7 @@ func (d *edgeDecoder) edges() []*lockgraph.Edge {
 				e.Keyed[j] = lockgraph.KeyedGate{Lock: locks[d.index(len(locks))], Shape: str(), Held: str(), Wanted: str()}
 			}
 		}
+		e.Lent = str()
 		if d.err != nil {
 			return nil
 		}

@@ -312,6 +312,9 @@ func (inv *invocation) analyse() {
 		// package that is (lockseq.RowFinding.Lent).
 		// One statement reported from several packages is one finding.
 		inv.results.Findings = findings.FoldStatements(findings.WithdrawLent(inv.results.Findings, inv.results.lent))
+		// So is a lock-order edge drawn on such a transaction: each
+		// caller drew it again with what it holds first.
+		inv.results.Edges = lockgraph.WithoutLent(inv.results.Edges, inv.results.lent)
 		inv.results.SQL = countSQL(inv.sites, inv.results.Skipped)
 		inv.left = append(inv.left, unitsLeftOut(unitErrs)...)
 	}

@@ -85,6 +85,14 @@ type Edge struct {
 	// Wanted is requested whose rows are chosen by the same run-time
 	// values as the rows of Held and of Wanted (see KeyedGate).
 	Keyed []KeyedGate
+	// Lent names the edge where both of its locks are taken on a
+	// transaction Func's callers lend it (a parameter, a receiver's
+	// field, the context): what the transaction holds before, a gate
+	// first of all, is the callers' to see. Each caller that applies
+	// Func draws the edge again with its own gates, and a driver that
+	// sees such a call withdraws this copy (see lockseq.Analysis.Lent).
+	// Empty for any other edge.
+	Lent string
 }
 
 // KeyedGate is a lock of parent rows that a path takes first, keyed by
@@ -307,6 +315,22 @@ func WithoutTables(edges []*Edge, tables map[string]bool) []*Edge {
 	out := make([]*Edge, 0, len(edges))
 	for _, e := range edges {
 		if !onTable(e.Held.Class) && !onTable(e.Wanted.Class) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// WithoutLent drops the lent edges (Edge.Lent) that a caller drew again
+// (judged[e.Lent]): its copy, with what the caller holds first, stands for
+// them. A lent edge of a function no call applies stays.
+func WithoutLent(edges []*Edge, judged map[string]bool) []*Edge {
+	if len(judged) == 0 {
+		return edges
+	}
+	out := make([]*Edge, 0, len(edges))
+	for _, e := range edges {
+		if e.Lent == "" || !judged[e.Lent] {
 			out = append(out, e)
 		}
 	}

@@ -2,6 +2,7 @@ package lockmodel
 
 import (
 	"slices"
+	"strconv"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
@@ -32,7 +33,7 @@ func withSchemaAt(s *Schema, stmt int, n *pg_query.Node, effs []Effect, depth in
 			for _, c := range d.InsertStmt.GetCols() {
 				cols = append(cols, c.GetResTarget().GetName())
 			}
-			effs = append(effs, s.parentChecks(stmt, tableName(d.InsertStmt.GetRelation()), cols, "INSERT")...)
+			effs = append(effs, s.parentChecks(stmt, tableName(d.InsertStmt.GetRelation()), cols, insertedParams(d.InsertStmt, cols), "INSERT")...)
 			effs = append(effs, s.triggerEffects(stmt, tableName(d.InsertStmt.GetRelation()), evInsert, cols, depth)...)
 			if oc := d.InsertStmt.GetOnConflictClause(); oc != nil && oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
 				var set []string
@@ -57,7 +58,13 @@ func withSchemaAt(s *Schema, stmt int, n *pg_query.Node, effs []Effect, depth in
 					}
 				}
 			}
-			effs = append(effs, s.parentChecks(stmt, target, cols, "UPDATE")...)
+			set := map[string]int{}
+			for _, c := range d.UpdateStmt.GetTargetList() {
+				if n := c.GetResTarget().GetVal().GetParamRef().GetNumber(); n > 0 {
+					set[c.GetResTarget().GetName()] = int(n)
+				}
+			}
+			effs = append(effs, s.parentChecks(stmt, target, cols, set, "UPDATE")...)
 			effs = append(effs, s.cascades(stmt, target, cols, false, 0, map[string]bool{target: true})...)
 			effs = append(effs, s.triggerEffects(stmt, target, evUpdate, cols, depth)...)
 		case *pg_query.Node_DeleteStmt:
@@ -98,7 +105,12 @@ func dmlNodes(n *pg_query.Node) []*pg_query.Node {
 // written with the given columns (nil: every column, as INSERT without a
 // column list): ROW SHARE on the parent table and FOR KEY SHARE on the
 // parent row (pg-lock-facts T5a, T8s).
-func (s *Schema) parentChecks(stmt int, child string, cols []string, verb string) []Effect {
+//
+// params are the $n written to child columns, for one row: the parent row
+// of a one-column key written from $n is the one whose key equals $n, as
+// for SELECT ... WHERE id = $n, so a lock of that row the transaction holds
+// already is seen to cover the check.
+func (s *Schema) parentChecks(stmt int, child string, cols []string, params map[string]int, verb string) []Effect {
 	refs, _ := s.ForeignKeys(child)
 	var out []Effect
 	for _, fk := range refs {
@@ -106,9 +118,43 @@ func (s *Schema) parentChecks(stmt int, child string, cols []string, verb string
 			continue
 		}
 		v := verb + " (foreign key check on " + fk.Parent + ")"
+		row := rowEffect(stmt, fk.Parent, ForKeyShare, Block, v)
+		pcols := fk.ParentCols
+		if len(pcols) == 0 {
+			pcols = s.lookup(fk.Parent).primary
+		}
+		if n := params[singleOrEmpty(fk.ChildCols)]; n > 0 && len(pcols) == 1 {
+			col := pcols[0]
+			row.Rows = RowSet{KeyParam: n, KeyColumn: col, EqColumns: col, EqParams: col + "=" + strconv.Itoa(n), GateShape: col + "=$"}
+		}
 		out = append(out,
 			Effect{Kind: Acquire, Lock: Lock{Kind: Table, Table: fk.Parent, Mode: RowShare, Implicit: true}, Stmt: stmt, Verb: v},
-			rowEffect(stmt, fk.Parent, ForKeyShare, Block, v))
+			row)
+	}
+	return out
+}
+
+// singleOrEmpty returns the one column of cols, or "" when there are
+// several.
+func singleOrEmpty(cols []string) string {
+	if len(cols) != 1 {
+		return ""
+	}
+	return cols[0]
+}
+
+// insertedParams maps the columns of an INSERT of one VALUES row to the $n
+// written to them.
+func insertedParams(ins *pg_query.InsertStmt, cols []string) map[string]int {
+	values := ins.GetSelectStmt().GetSelectStmt().GetValuesLists()
+	if len(values) != 1 {
+		return nil
+	}
+	out := map[string]int{}
+	for i, v := range values[0].GetList().GetItems() {
+		if n := v.GetParamRef().GetNumber(); n > 0 && i < len(cols) {
+			out[cols[i]] = int(n)
+		}
 	}
 	return out
 }

@@ -61,6 +61,46 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 			continue
 		}
 		h, w := mapped[p.Held], mapped[p.Wanted]
+		var inner []int
+		for _, g := range p.Gates {
+			if g < len(mapped) {
+				inner = append(inner, mapped[g])
+			}
+		}
+		var innerKeyed []KeyedRef
+		for _, k := range p.Keyed {
+			if k.Event < len(mapped) {
+				innerKeyed = append(innerKeyed, KeyedRef{Event: mapped[k.Event], Gate: k.Gate})
+			}
+		}
+		if p.Lent != "" {
+			switch {
+			case fa.lentEdge(fa.events[h], fa.events[w]) != "":
+				// Lent to this function in turn: its callers draw
+				// the pair, with what they and this function hold
+				// first, under the name of the function that drew
+				// it (Edge.Lent). Drawn at every level, the pairs
+				// of a chain of helpers would cost its square.
+				fa.lendPair(Pair{Held: h, Wanted: w, Lent: p.Lent}, st, inner, innerKeyed)
+				continue
+			case fa.lentTo(fa.events[h], fa.events[w]):
+				// Lent, but past maxLentPairs: the callee's own
+				// copy stands.
+				fa.a.judgeLent(p.Lent, false)
+			case !fa.gatedHere(h, w, mapped, st):
+				// Nothing this function holds first stands in front
+				// of the pair: the callee's own copy says all there
+				// is (drawing it again at every caller of a helper
+				// would cost edges for nothing).
+				fa.a.judgeLent(p.Lent, false)
+				continue
+			default:
+				// Drawn here, where the transaction is begun, with
+				// what it holds first: the callee's own copy is
+				// withdrawn.
+				fa.a.judgeLent(p.Lent, true)
+			}
+		}
 		if p.Drawn && fa.events[h].Lock.Class == sum.Events[p.Held].Lock.Class.Concrete() &&
 			fa.events[w].Lock.Class == sum.Events[p.Wanted].Lock.Class.Concrete() {
 			continue // the callee drew this very edge
@@ -68,18 +108,6 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		if fa.events[h].Hold != HoldNone && !fa.alreadyHeld(fa.events[w], sortedKeys(st.held)) {
 			// As for any request, one this function already holds in a
 			// covering mode waits for nothing.
-			var inner []int
-			for _, g := range p.Gates {
-				if g < len(mapped) {
-					inner = append(inner, mapped[g])
-				}
-			}
-			var innerKeyed []KeyedRef
-			for _, k := range p.Keyed {
-				if k.Event < len(mapped) {
-					innerKeyed = append(innerKeyed, KeyedRef{Event: mapped[k.Event], Gate: k.Gate})
-				}
-			}
 			fa.edge(h, w, fa.events[w], false, st, inner, innerKeyed)
 		}
 	}
@@ -109,6 +137,24 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 			fa.hold(st, mapped[i], slices.Contains(sum.Surely, i))
 		}
 	}
+}
+
+// gatedHere reports whether the function holds, in front of the pair of
+// events h and w that a call copied from its callee (whose copies are
+// mapped), a gate or keyed gate of its own: one the callee's own edge does
+// not have.
+func (fa *fnAnalysis) gatedHere(h, w int, mapped []int, st *state) bool {
+	for _, g := range fa.gateEvents(h, w, st) {
+		if !slices.Contains(mapped, g) {
+			return true
+		}
+	}
+	for _, k := range fa.keyedGates(h, w, st) {
+		if !slices.Contains(mapped, k.Event) {
+			return true
+		}
+	}
+	return false
 }
 
 // mapEvent creates (once) the caller's copy of callee event i.

@@ -114,7 +114,7 @@ func (a *Analysis) GateByCallers(funcs []*ssa.Function) {
 	if len(a.entries) == 0 {
 		return
 	}
-	sites := callSites(funcs)
+	sites, _ := callSites(funcs)
 	// The greatest fixpoint: a function starts with every gate (top) and
 	// loses those that some call does not hold. A caller's own entry gates
 	// count at its calls, unless it may end a transaction or unlock a
@@ -243,10 +243,14 @@ func equalGates(a, b []entryGate) bool {
 // counts only where the analysis applied the closure at it (a runner that
 // runs it, see enter), and any other use leaves the closure out. Other
 // functions are left out: some of their calls may hold nothing.
-func callSites(funcs []*ssa.Function) map[*ssa.Function][]ssa.Instruction {
-	open := map[*ssa.Function]bool{}
+//
+// open holds the functions funcs use otherwise than by calling them, or
+// handing a closure to a call: as values (a method value's wrapper
+// included), which anything may call.
+func callSites(funcs []*ssa.Function) (sites map[*ssa.Function][]ssa.Instruction, open map[*ssa.Function]bool) {
+	open = map[*ssa.Function]bool{}
 	methods := map[string]bool{} // names of methods called through interfaces
-	sites := map[*ssa.Function][]ssa.Instruction{}
+	sites = map[*ssa.Function][]ssa.Instruction{}
 	origin := func(f *ssa.Function) *ssa.Function {
 		if f.Origin() != nil {
 			return f.Origin()
@@ -314,7 +318,7 @@ func callSites(funcs []*ssa.Function) map[*ssa.Function][]ssa.Instruction {
 		}
 		delete(sites, fn)
 	}
-	return sites
+	return sites, open
 }
 
 // staticCall reports whether operand i of instr, the function v, is the

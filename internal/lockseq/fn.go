@@ -90,6 +90,9 @@ type eventKey struct {
 // and the keyed gates (keyBinding, keyed.go), and what the row-order rules
 // collect (rowRules, rows.go).
 type fnAnalysis struct {
+	// lent counts the pairs the function lends its callers (see
+	// maxLentPairs).
+	lent int
 	a    *Analysis
 	fn   *ssa.Function
 	name string
@@ -233,7 +236,8 @@ func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
 		t := res.At(i).Type()
 		switch {
 		case isError(t):
-			if i == res.Len()-1 && (!isConst || !c.IsNil()) && !fa.passedOn(ret, v) {
+			v = wrappedError(v)
+			if i == res.Len()-1 && (!isConst || !c.IsNil()) && (neverNil(v) || !fa.passedOn(ret, v)) {
 				return false
 			}
 		case isConst && c.IsNil() && !isContextType(t) && len(fa.a.handlePaths(t)) > 0:
@@ -241,6 +245,82 @@ func (fa *fnAnalysis) succeeds(ret *ssa.Return) bool {
 		}
 	}
 	return true
+}
+
+// errorWrappers are functions whose error result is nil exactly when their
+// first argument is (errors.Wrap(err, "lock")): what they return is that
+// error, for the caller's test.
+var errorWrappers = map[string]bool{
+	"github.com/pkg/errors.Wrap":              true,
+	"github.com/pkg/errors.Wrapf":             true,
+	"github.com/pkg/errors.WithStack":         true,
+	"github.com/pkg/errors.WithMessage":       true,
+	"github.com/pkg/errors.WithMessagef":      true,
+	"github.com/cockroachdb/errors.Wrap":      true,
+	"github.com/cockroachdb/errors.Wrapf":     true,
+	"github.com/cockroachdb/errors.WithStack": true,
+}
+
+// errorConstructors are functions whose error result is never nil.
+var errorConstructors = map[string]bool{
+	"fmt.Errorf":                           true,
+	"errors.New":                           true,
+	"github.com/pkg/errors.New":            true,
+	"github.com/pkg/errors.Errorf":         true,
+	"github.com/cockroachdb/errors.New":    true,
+	"github.com/cockroachdb/errors.Newf":   true,
+	"github.com/cockroachdb/errors.Errorf": true,
+}
+
+// wrappedError returns the error an error wrapper call v wraps (see
+// errorWrappers), through any number of them, and v otherwise.
+func wrappedError(v ssa.Value) ssa.Value {
+	for range 8 {
+		call, ok := v.(*ssa.Call)
+		if !ok || len(call.Call.Args) == 0 {
+			return v
+		}
+		fn := call.Call.StaticCallee()
+		if fn == nil || fn.Pkg == nil || !errorWrappers[fn.Pkg.Pkg.Path()+"."+fn.Name()] {
+			return v
+		}
+		v = call.Call.Args[0]
+		if mi, ok := v.(*ssa.MakeInterface); ok {
+			v = mi.X
+		}
+	}
+	return v
+}
+
+// neverNil reports whether the error value v cannot be nil: a value boxed
+// in the interface (&LockError{...}, a sentinel's copy), or the result of
+// a constructor such as fmt.Errorf("lock customer %d: %w", id, err). A
+// helper that returns one on the branch where its lock failed reports
+// that failure, whatever error it wraps.
+func neverNil(v ssa.Value) bool {
+	return neverNilAt(v, map[ssa.Value]bool{})
+}
+
+func neverNilAt(v ssa.Value, seen map[ssa.Value]bool) bool {
+	if seen[v] {
+		return true // a loop of phis: nil only if some edge brings one
+	}
+	seen[v] = true
+	switch x := v.(type) {
+	case *ssa.MakeInterface:
+		return true
+	case *ssa.Call:
+		fn := x.Call.StaticCallee()
+		return fn != nil && fn.Pkg != nil && errorConstructors[fn.Pkg.Pkg.Path()+"."+fn.Name()]
+	case *ssa.Phi:
+		for _, e := range x.Edges {
+			if !neverNilAt(e, seen) {
+				return false
+			}
+		}
+		return len(x.Edges) > 0
+	}
+	return false
 }
 
 // spilledResult returns the value a return statement really returns as v:

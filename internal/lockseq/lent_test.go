@@ -35,7 +35,7 @@ func TestLentVerdicts(t *testing.T) {
 	if a.Lent[kept.LentKey()] {
 		t.Errorf("a standing verdict did not win over harmless ones")
 	}
-	a.WithdrawLent()
+	a.WithdrawLent(nil)
 	var left []string
 	for _, f := range a.Rows {
 		fn := ""

@@ -23,6 +23,17 @@ const maxHeld = 128
 // heldLimit is the warning for maxHeld.
 var heldLimit = fmt.Sprintf("holds %d locks at once; the locks it takes after that are not analysed", maxHeld)
 
+// maxLentPairs bounds the pairs a function passes to its callers to draw
+// with their gates (Pair.Lent): a helper on its caller's transaction passes
+// its own and those of the helpers it calls, so a web of helpers that call
+// each other passes the square of its locks. Past the bound, the function
+// draws its further pairs itself, and they stand whatever its callers hold
+// first.
+const maxLentPairs = maxEvents
+
+// lentLimit is the warning for maxLentPairs.
+var lentLimit = fmt.Sprintf("lends %d lock pairs to its callers; its further pairs are reported without their callers' gates", maxLentPairs)
+
 // Limit is a bound the analysis of a function reached: its results are
 // those of a smaller program, and the driver says so.
 type Limit struct {

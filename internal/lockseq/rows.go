@@ -2,6 +2,7 @@ package lockseq
 
 import (
 	"go/token"
+	"go/types"
 	"regexp"
 	"slices"
 	"strconv"
@@ -592,11 +593,62 @@ func LentKey(path []lockgraph.Frame, class lockgraph.Class) string {
 // package judged again (Lent): the statement is reported, if at all, where
 // the transaction is begun. A driver that sees the whole program withdraws,
 // in the same way, those a call in another package judged.
-func (a *Analysis) WithdrawLent() {
+//
+// The same goes for the lent edges (lockgraph.Edge.Lent) that a call in the
+// package drew again with its own gates.
+//
+// The package's functions (funcs) leave standing what they lend to a
+// function they use as a value: anything may call that, with a
+// transaction that holds nothing first.
+func (a *Analysis) WithdrawLent(funcs []*ssa.Function) {
+	_, open := callSites(funcs)
+	for fn := range open {
+		for _, k := range a.lentKeys(fn) {
+			a.judgeLent(k, false)
+		}
+	}
 	a.Rows = slices.DeleteFunc(a.Rows, func(f RowFinding) bool {
 		k := f.LentKey()
 		return f.Lent && k != "" && a.Lent[k]
 	})
+	a.Edges = slices.DeleteFunc(a.Edges, func(e *lockgraph.Edge) bool {
+		if e.Lent == "" || !a.Lent[e.Lent] {
+			return false
+		}
+		delete(a.edgeFn, e)
+		delete(a.EdgePos, e)
+		return true
+	})
+}
+
+// lentKeys names what fn's summary leaves for its callers to judge (see
+// LentKey and LentEdgeKey): its lent row findings and edges. For the
+// wrapper of a method value, those of the method.
+func (a *Analysis) lentKeys(fn *ssa.Function) []string {
+	if m, ok := fn.Object().(*types.Func); ok && fn.Synthetic != "" {
+		if f := fn.Prog.FuncValue(m); f != nil && f != fn {
+			fn = f
+		}
+	}
+	s := a.summaryOf(fn)
+	if s == nil {
+		return nil
+	}
+	var keys []string
+	for _, e := range s.Events {
+		if e.Rows.Pending && e.Hold == HoldTx {
+			keys = append(keys, LentKey(e.Path, e.Lock.Class))
+		}
+	}
+	for _, p := range s.LentPairs {
+		keys = append(keys, p.Key)
+	}
+	for _, p := range s.Pairs {
+		if p.Lent != "" {
+			keys = append(keys, p.Lent)
+		}
+	}
+	return keys
 }
 
 // judgeLent records a call's verdict on a lent finding: harmless there

@@ -174,6 +174,11 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 					fa.tries[ev] = tryRef{site: site, use: eff.Try, column: eff.Column, wait: w}
 				}
 				switch {
+				case fa.events[ev].Hold != HoldNone && fa.callerHoldsRow(ev, st, false):
+					// The same rows, already held in a mode that covers
+					// this one (a child's foreign-key check on the row
+					// the transaction locked FOR UPDATE): no lock of
+					// its own, to order against the next ones.
 				case fa.events[ev].Hold != HoldNone:
 					// A try-lock is surely held only where its result was
 					// tested true (tryBranch).
@@ -493,7 +498,14 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inne
 		fa.pair(Pair{Held: h, Wanted: w}, st, inner, innerKeyed)
 		return
 	}
-	if have.Lock.Class.Parametric() || want.Lock.Class.Parametric() {
+	lent := fa.lentEdge(have, want)
+	switch {
+	case lent != "":
+		// What the lending caller holds first, a gate above all, is
+		// for it to see: it draws the pair again, and this copy
+		// stands only where no caller does (Edge.Lent).
+		fa.lendPair(Pair{Held: h, Wanted: w, Lent: lent}, st, inner, innerKeyed)
+	case have.Lock.Class.Parametric() || want.Lock.Class.Parametric():
 		// Callers that pass constants for the key see the edge between
 		// the real keys; here it is drawn with the key unknown.
 		fa.pair(Pair{Held: h, Wanted: w, Drawn: true}, st, inner, innerKeyed)
@@ -520,11 +532,53 @@ func (fa *fnAnalysis) edge(h, w int, want *Event, sameUnit bool, st *state, inne
 		CrossConn: cross,
 		Gates:     gates,
 		Keyed:     keyed,
+		Lent:      lent,
 	}
 	fa.edges[[2]int{h, w}] = e
 	fa.a.Edges = append(fa.a.Edges, e)
 	fa.a.edgeFn[e] = fa.fn
 	fa.a.EdgePos[e] = fa.eventPos[w]
+}
+
+// lentEdge returns the name of the edge from have to want (see
+// lockgraph.Edge.Lent) when both are taken on one transaction the
+// function's callers lend it (borrowedTx), and "" otherwise.
+func (fa *fnAnalysis) lentEdge(have, want *Event) string {
+	if !fa.lentTo(have, want) {
+		return ""
+	}
+	if fa.lent >= maxLentPairs {
+		fa.limit(lentLimit)
+		return ""
+	}
+	return LentEdgeKey(fa.name, have.Path, want.Path, have.Lock.Class.Concrete(), want.Lock.Class.Concrete())
+}
+
+// lentTo reports whether have and want are taken on one transaction the
+// function's callers lend it (borrowedTx).
+func (fa *fnAnalysis) lentTo(have, want *Event) bool {
+	return have.Tx == want.Tx && fa.borrowedTx(have) && fa.borrowedTx(want)
+}
+
+// lendPair records a pair for the callers to draw, counting it against
+// maxLentPairs the first time.
+func (fa *fnAnalysis) lendPair(p Pair, st *state, inner []int, innerKeyed []KeyedRef) {
+	if _, ok := fa.pairs[[2]int{p.Held, p.Wanted}]; !ok {
+		fa.lent++
+	}
+	fa.pair(p, st, inner, innerKeyed)
+}
+
+// LentEdgeKey names a lent edge of function fn (lockgraph.Edge.Lent) by
+// the statements that take its two locks and their classes: the same in
+// fn's own analysis and at its callers, in any package, and never the name
+// of a row finding (LentKey).
+func LentEdgeKey(fn string, held, wanted []lockgraph.Frame, heldClass, wantedClass lockgraph.Class) string {
+	if len(held) == 0 || len(wanted) == 0 {
+		return ""
+	}
+	return "edge\x00" + fn + "\x00" + held[len(held)-1].Pos.String() + "\x00" + wanted[len(wanted)-1].Pos.String() +
+		"\x00" + heldClass.String() + "\x00" + wantedClass.String()
 }
 
 // pair records a pair for the callers to draw, with the events that stand
@@ -540,6 +594,7 @@ func (fa *fnAnalysis) pair(p Pair, st *state, inner []int, innerKeyed []KeyedRef
 		old.Gates = slices.DeleteFunc(old.Gates, func(g int) bool { return !slices.Contains(gates, g) })
 		old.Keyed = slices.DeleteFunc(old.Keyed, func(g KeyedRef) bool { return !slices.Contains(keyed, g) })
 		old.Drawn = old.Drawn || p.Drawn
+		old.Lent = cmp.Or(old.Lent, p.Lent)
 		fa.pairs[key] = old
 		return
 	}

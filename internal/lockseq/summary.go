@@ -165,6 +165,11 @@ type Pair struct {
 	// function (lockgraph.Edge.Keyed), resolved there; the caller that
 	// draws the edge counts those whose event it holds at all.
 	Keyed []KeyedRef
+	// Lent names the edge the function drew itself on a transaction its
+	// callers lend it (lockgraph.Edge.Lent): a caller draws the pair
+	// again with its own gates, and says so under this name
+	// (Analysis.Lent), so that the function's own copy is withdrawn.
+	Lent string
 }
 
 // KeyedRef is a keyed gate and the event that takes it.

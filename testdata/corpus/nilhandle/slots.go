@@ -1,4 +1,4 @@
-package nilhandle // want package:"sql=true edges=22"
+package nilhandle // want package:"sql=true edges=28"
 
 // A nil handle is no transaction: a caller that passes nil where a function
 // takes the caller's transaction (a unit test driving the code against a

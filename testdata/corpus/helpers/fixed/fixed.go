@@ -1,4 +1,4 @@
-package fixed // want package:"sql=true edges=14"
+package fixed // want package:"sql=true edges=16"
 
 import (
 	"context"

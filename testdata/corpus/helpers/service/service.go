@@ -1,4 +1,4 @@
-package service // want package:"sql=true edges=11"
+package service // want package:"sql=true edges=13"
 
 import (
 	"context"

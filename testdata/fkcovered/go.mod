@@ -1,0 +1,3 @@
+module fkcovered
+
+go 1.25.0
