@@ -244,11 +244,12 @@ func equalGates(a, b []entryGate) bool {
 // runs it, see enter), and any other use leaves the closure out. Other
 // functions are left out: some of their calls may hold nothing.
 //
-// open holds the functions funcs use otherwise than by calling them, or
-// handing a closure to a call: as values (a method value's wrapper
-// included), which anything may call.
-func callSites(funcs []*ssa.Function) (sites map[*ssa.Function][]ssa.Instruction, open map[*ssa.Function]bool) {
-	open = map[*ssa.Function]bool{}
+// stored holds the functions funcs use as values otherwise than by
+// handing them to a call (a runner runs them there, and its callers apply
+// them): kept in a variable or a field, which anything may call.
+func callSites(funcs []*ssa.Function) (sites map[*ssa.Function][]ssa.Instruction, stored map[*ssa.Function]bool) {
+	open := map[*ssa.Function]bool{}
+	stored = map[*ssa.Function]bool{}
 	methods := map[string]bool{} // names of methods called through interfaces
 	sites = map[*ssa.Function][]ssa.Instruction{}
 	origin := func(f *ssa.Function) *ssa.Function {
@@ -279,6 +280,9 @@ func callSites(funcs []*ssa.Function) (sites map[*ssa.Function][]ssa.Instruction
 							continue
 						}
 						open[origin(v)] = true
+						if !isCallArg(instr, i) {
+							stored[origin(v)] = true
+						}
 						if v.Synthetic != "" && v.Object() != nil {
 							// A method value or expression: a wrapper
 							// that calls the method.
@@ -318,7 +322,7 @@ func callSites(funcs []*ssa.Function) (sites map[*ssa.Function][]ssa.Instruction
 		}
 		delete(sites, fn)
 	}
-	return sites, open
+	return sites, stored
 }
 
 // staticCall reports whether operand i of instr, the function v, is the

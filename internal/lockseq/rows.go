@@ -598,11 +598,11 @@ func LentKey(path []lockgraph.Frame, class lockgraph.Class) string {
 // package drew again with its own gates.
 //
 // The package's functions (funcs) leave standing what they lend to a
-// function they use as a value: anything may call that, with a
+// function they keep as a value: anything may call that, with a
 // transaction that holds nothing first.
 func (a *Analysis) WithdrawLent(funcs []*ssa.Function) {
-	_, open := callSites(funcs)
-	for fn := range open {
+	_, stored := callSites(funcs)
+	for fn := range stored {
 		for _, k := range a.lentKeys(fn) {
 			a.judgeLent(k, false)
 		}
