@@ -47,7 +47,7 @@ import (
 const cacheEnv = "PGLOCKORDER_CACHE"
 
 // cacheVersion changes when the cached data's shape does.
-const cacheVersion = "pglockorder-results-v9"
+const cacheVersion = "pglockorder-results-v10"
 
 // maxCacheEntries bounds the cache: the oldest entries beyond it go.
 const maxCacheEntries = 16
@@ -277,11 +277,17 @@ func writeGobFile(name string, v any) error {
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("result cache: encoding: %w", err)
 	}
+	return writeFileAtomic(name, buf.Bytes())
+}
+
+// writeFileAtomic writes b to name through a temporary file renamed into
+// place: a reader sees the old file, none, or the whole new one.
+func writeFileAtomic(name string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(name), "tmp-")
 	if err != nil {
 		return fmt.Errorf("result cache: %w", err)
 	}
-	_, werr := tmp.Write(buf.Bytes())
+	_, werr := tmp.Write(b)
 	cerr := tmp.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		_ = os.Remove(tmp.Name())

@@ -63,6 +63,19 @@ func fillAt(r *rand.Rand, v reflect.Value, depth int) {
 			fillAt(r, s.Index(i), depth+1)
 		}
 		v.Set(s)
+	case reflect.Map:
+		n := r.IntN(3)
+		if n == 0 || depth > 4 {
+			return // nil, as gob decodes an empty map
+		}
+		m := reflect.MakeMapWithSize(v.Type(), n)
+		for range n {
+			k, x := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fillAt(r, k, depth+1)
+			fillAt(r, x, depth+1)
+			m.SetMapIndex(k, x)
+		}
+		v.Set(m)
 	case reflect.Pointer:
 		if depth > 4 {
 			return

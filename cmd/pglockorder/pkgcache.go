@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"go/types"
@@ -145,9 +143,8 @@ type pkgEntry struct {
 	// package's calls through interfaces looked up (analyzer.Result).
 	Lookups map[string][]string
 	// Facts name the facts the package exported, and FactData holds
-	// their values, gob-encoded in that order in one stream: gob describes
-	// each type once per stream, and a summary's type description is
-	// longer than most summaries.
+	// their values, compactly encoded (compact.go) in that order in one
+	// stream of its own, decoded only when the entry is restored.
 	Facts    []encodedFact
 	FactData []byte
 	// Part is its part of the results.
@@ -211,7 +208,7 @@ func (c *pkgCache) file(key string) string { return filepath.Join(c.dir, key[:2]
 // load returns the entry stored under key.
 func (c *pkgCache) load(key string) *pkgEntry {
 	var e pkgEntry
-	if !readGob(c.file(key), &e) || e.Part == nil {
+	if !readCompactFile(c.file(key), &e) || e.Part == nil {
 		return nil
 	}
 	return &e
@@ -259,8 +256,7 @@ func (c *pkgCache) put(key string, u *unit, exported []factEntry) string {
 		}
 		e.Lookups[name] = refs
 	}
-	var buf bytes.Buffer
-	enc := gob.NewEncoder(&buf)
+	var enc compactEncoder
 	for _, ef := range exported {
 		var obj objectpath.Path
 		if ef.key.obj != nil {
@@ -269,17 +265,17 @@ func (c *pkgCache) put(key string, u *unit, exported []factEntry) string {
 				return fmt.Sprintf("an object with a fact cannot be named: %v", err)
 			}
 		}
-		if err := enc.Encode(ef.fact); err != nil {
+		if err := enc.encode(ef.fact); err != nil {
 			return fmt.Sprintf("encoding a fact: %v", err)
 		}
 		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String()})
 	}
-	e.FactData = buf.Bytes()
+	e.FactData = enc.buf
 	name := c.file(key)
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err.Error()
 	}
-	if err := writeGobFile(name, e); err != nil {
+	if err := writeCompactFile(name, e); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -327,14 +323,14 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 		f analysis.Fact
 	}
 	var all []decoded
-	dec := gob.NewDecoder(bytes.NewReader(e.FactData))
+	dec := compactDecoder{b: e.FactData}
 	for _, ef := range e.Facts {
 		t, ok := c.factTypes[ef.Type]
 		if !ok {
 			return false
 		}
 		f := reflect.New(t.Elem()).Interface().(analysis.Fact)
-		if err := dec.Decode(f); err != nil {
+		if err := dec.decode(f); err != nil {
 			return false
 		}
 		k := factKey{pkg: p.Types, t: t}
