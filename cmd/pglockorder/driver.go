@@ -292,6 +292,7 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 			pc.analysed[p.PkgPath] = true
 			pc.analysedPkgs[p] = true
 		}
+		pc.markRelevant(order)
 	}
 	workers = max(1, min(workers, len(order)))
 

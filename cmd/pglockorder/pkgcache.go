@@ -53,6 +53,9 @@ type pkgCache struct {
 	analysed map[string]bool
 	// analysedPkgs are the packages analysed in this run.
 	analysedPkgs map[*packages.Package]bool
+	// relevant marks the packages that have the path of one analysed
+	// in this run or import one (markRelevant).
+	relevant map[*packages.Package]bool
 	// byPath lists the types of the packages analysed in this run by
 	// import path, in the order of the run.
 	byPath map[string][]*types.Package
@@ -358,7 +361,7 @@ func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, vis
 			continue // absent then, absent now
 		}
 		if imported == nil {
-			imported = importClosure(p)
+			imported = c.importClosure(p)
 		}
 		tp, t := c.visibleByPath(r.Pkg, visible), c.factTypes[r.Type]
 		if q := imported[r.Pkg]; q != nil && q != p {
@@ -488,9 +491,51 @@ func (c *pkgCache) touch(key string) {
 	_ = os.Chtimes(c.file(key), now, now)
 }
 
+// markRelevant records which packages import, directly or not, a package
+// with the path of one analysed in this run, or have such a path: the only
+// ones whose place in an import closure valid reads.
+func (c *pkgCache) markRelevant(order []*packages.Package) {
+	c.relevant = map[*packages.Package]bool{}
+	var walk func(q *packages.Package) bool
+	walk = func(q *packages.Package) bool {
+		if r, ok := c.relevant[q]; ok {
+			return r
+		}
+		c.relevant[q] = false // imports have no cycles; this is a guard
+		r := c.analysed[q.PkgPath]
+		for _, imp := range q.Imports {
+			r = walk(imp) || r
+		}
+		c.relevant[q] = r
+		return r
+	}
+	for _, p := range order {
+		walk(p)
+	}
+}
+
+// importClosure returns the packages p imports, directly or not, and p, by
+// path: one package per path in one package's import graph. It leaves out
+// the packages that neither have the path of a package analysed in this
+// run nor import one, such as the standard library's (walking those took
+// most of checking the entries' reads on hatchet): valid treats a path not
+// analysed in this run alike whether the closure has it or not.
+func (c *pkgCache) importClosure(p *packages.Package) map[string]*packages.Package {
+	return closureWhere(p, func(q *packages.Package) bool {
+		rel, known := c.relevant[q]
+		return rel || !known
+	})
+}
+
 // importClosure returns the packages p imports, directly or not, and p, by
 // path: one package per path in one package's import graph.
 func importClosure(p *packages.Package) map[string]*packages.Package {
+	return closureWhere(p, func(*packages.Package) bool { return true })
+}
+
+// closureWhere is importClosure without the imports for which keep is
+// false, and theirs.
+func closureWhere(p *packages.Package, keep func(*packages.Package) bool) map[string]*packages.Package {
 	out := map[string]*packages.Package{}
 	var walk func(q *packages.Package)
 	walk = func(q *packages.Package) {
@@ -499,7 +544,9 @@ func importClosure(p *packages.Package) map[string]*packages.Package {
 		}
 		out[q.PkgPath] = q
 		for _, imp := range q.Imports {
-			walk(imp)
+			if keep(imp) {
+				walk(imp)
+			}
 		}
 	}
 	walk(p)
