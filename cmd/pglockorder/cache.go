@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 
@@ -335,9 +336,17 @@ func hashFile(h io.Writer, name string) error {
 		return err
 	}
 	defer func() { _ = f.Close() }() // read only
-	_, err = io.Copy(h, f)
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	// The file hidden behind a plain Reader: io.CopyBuffer would use
+	// its WriteTo, which allocates a buffer per file (a run hashes
+	// thousands of files).
+	_, err = io.CopyBuffer(h, struct{ io.Reader }{f}, *buf)
 	return err
 }
+
+// copyBufs are the buffers hashFile reads through.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // hashTree writes the names and contents of a file, or of every file under
 // a directory, to h.

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"testing"
 
+	"golang.org/x/tools/go/analysis"
+
 	"github.com/pglockorder/pglockorder/analyzer"
 )
 
@@ -67,6 +69,15 @@ func TestCompactRoundTrip(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got.Interface(), want.Interface()) {
 				t.Errorf("%s seed %d: compact decodes to\n%+v\ngob to\n%+v", typ, seed, got.Elem(), want.Elem())
+			}
+			// An entry keeps its facts' digests, taken of the values
+			// encoded: the decoded ones must digest the same.
+			if f, ok := v.Interface().(analysis.Fact); ok {
+				d1, err1 := factDigest(f)
+				d2, err2 := factDigest(got.Interface().(analysis.Fact))
+				if err1 != nil || err2 != nil || d1 != d2 {
+					t.Errorf("%s seed %d: the decoded fact digests differently (%v, %v)", typ, seed, err1, err2)
+				}
 			}
 		}
 	}

@@ -161,9 +161,11 @@ type factRef struct {
 }
 
 // encodedFact names an exported fact: the object's path ("" for the
-// package's fact) and the fact's type.
+// package's fact) and the fact's type, with the digest of its value (the
+// packages that read it check their entries with it: kept, it need not be
+// computed again from the decoded value).
 type encodedFact struct {
-	Obj, Type string
+	Obj, Type, Digest string
 }
 
 // newPkgCache returns the per-package cache inside the results cache, or
@@ -271,7 +273,11 @@ func (c *pkgCache) put(key string, u *unit, exported []factEntry) string {
 		if err := enc.encode(ef.fact); err != nil {
 			return fmt.Sprintf("encoding a fact: %v", err)
 		}
-		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String()})
+		d, ok := c.digest(ef.fact)
+		if !ok {
+			return "an exported fact cannot be digested"
+		}
+		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String(), Digest: d})
 	}
 	e.FactData = enc.buf
 	name := c.file(key)
@@ -346,8 +352,11 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 		}
 		all = append(all, decoded{k, f})
 	}
-	for _, d := range all {
+	for i, d := range all {
 		facts.set(d.k, d.f)
+		if dg := e.Facts[i].Digest; dg != "" {
+			c.digests.Store(d.f, dg)
+		}
 	}
 	return true
 }
