@@ -5,6 +5,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"reflect"
@@ -643,16 +644,25 @@ func writeCompactFile(name string, p any) error {
 	if err := e.encode(p); err != nil {
 		return err
 	}
+	// A checksum of the rest: a damaged file is a miss as a whole, and
+	// the parts decoded later (lazyfacts.go) are whole.
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf[1:], crcTable))
 	return writeFileAtomic(name, e.buf)
 }
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // readCompactFile reads a file writeCompactFile wrote into the value p
 // points to; false when it is missing or corrupt (a cache miss).
 func readCompactFile(name string, p any) bool {
 	b, err := os.ReadFile(name)
-	if err != nil || len(b) == 0 || b[0] != compactFormat {
+	if err != nil || len(b) < 5 || b[0] != compactFormat {
 		return false
 	}
-	d := compactDecoder{b: b[1:]}
+	body, sum := b[1:len(b)-4], b[len(b)-4:]
+	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(sum) {
+		return false
+	}
+	d := compactDecoder{b: body}
 	return d.decode(p) == nil && d.off == len(d.b)
 }

@@ -261,6 +261,11 @@ func (c *pkgCache) put(key string, u *unit, exported []factEntry) string {
 		}
 		e.Lookups[name] = refs
 	}
+	// The package facts first: they are decoded when the entry is
+	// restored, the object facts after them only when read.
+	exported = slices.Concat(
+		slices.DeleteFunc(slices.Clone(exported), func(ef factEntry) bool { return ef.key.obj != nil }),
+		slices.DeleteFunc(slices.Clone(exported), func(ef factEntry) bool { return ef.key.obj == nil }))
 	var enc compactEncoder
 	for _, ef := range exported {
 		var obj objectpath.Path
@@ -325,21 +330,22 @@ func objRefs(objs []*types.Func) ([]string, bool) {
 }
 
 // restore puts a package's cached facts into the store; it reports false,
-// with nothing stored, if one of them names an object its types lack.
+// with nothing stored, if one of them names an object its types lack. The
+// package facts, first in the stream, are decoded now; the object facts
+// when first read (lazyfacts.go).
 func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) bool {
 	type decoded struct {
 		k factKey
 		f analysis.Fact
+		d string
 	}
-	var all []decoded
+	var eager []decoded
 	dec := compactDecoder{b: e.FactData}
+	g := &lazyGroup{pkg: p.ID, decoded: func(f analysis.Fact, d string) { c.digests.Store(f, d) }}
+	var lazyKeys []factKey
 	for _, ef := range e.Facts {
 		t, ok := c.factTypes[ef.Type]
 		if !ok {
-			return false
-		}
-		f := reflect.New(t.Elem()).Interface().(analysis.Fact)
-		if err := dec.decode(f); err != nil {
 			return false
 		}
 		k := factKey{pkg: p.Types, t: t}
@@ -350,15 +356,38 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 			}
 			k = factKey{obj: obj, t: t}
 		}
-		all = append(all, decoded{k, f})
+		if ef.Obj == "" && len(lazyKeys) == 0 {
+			f := reflect.New(t.Elem()).Interface().(analysis.Fact)
+			if err := dec.decode(f); err != nil {
+				return false
+			}
+			eager = append(eager, decoded{k, f, ef.Digest})
+			continue
+		}
+		lazyKeys = append(lazyKeys, k)
+		g.types = append(g.types, t)
+		g.digests = append(g.digests, ef.Digest)
 	}
-	for i, d := range all {
+	g.dec = dec
+	for _, d := range eager {
 		facts.set(d.k, d.f)
-		if dg := e.Facts[i].Digest; dg != "" {
-			c.digests.Store(d.f, dg)
+		if d.d != "" {
+			c.digests.Store(d.f, d.d)
 		}
 	}
+	if len(lazyKeys) > 0 {
+		facts.setLazy(lazyKeys, g)
+	}
 	return true
+}
+
+// digestOf returns the digest of the fact under k ("" for none), and
+// whether it could be made: the one its entry kept if it is not decoded.
+func (c *pkgCache) digestOf(facts *factStore, k factKey) (string, bool) {
+	if d, ok := facts.storedDigest(k); ok {
+		return d, true
+	}
+	return c.digest(facts.get(k))
 }
 
 // valid reports why a read of the entry would not get the same answer in
@@ -404,7 +433,7 @@ func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, vis
 			}
 			k = factKey{obj: obj, t: t}
 		}
-		if d, ok := c.digest(facts.get(k)); !ok || d != r.Digest {
+		if d, ok := c.digestOf(facts, k); !ok || d != r.Digest {
 			return "a fact it read changed: " + r.Pkg + " " + r.Obj
 		}
 	}
