@@ -586,12 +586,10 @@ func (d *compactDecoder) varint() int64 {
 func (d *compactDecoder) length(minSize int) int {
 	n := d.uvarint()
 	left := uint64(len(d.b) - d.off)
-	limit := left
+	// Elements that may take no bytes at all are bounded anyway.
+	limit := max(left, 1<<16)
 	if minSize > 0 {
 		limit = left / uint64(minSize)
-	} else {
-		// Elements that may take no bytes at all: bounded anyway.
-		limit = max(left, 1<<16)
 	}
 	if n > limit {
 		d.fail("length out of range")

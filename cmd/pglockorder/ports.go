@@ -150,7 +150,7 @@ func methodDeclAt(src []byte, i int, isSpace func(byte) bool) (int, string) {
 	start := j
 	for j < len(src) {
 		r, size := utf8.DecodeRune(src[j:])
-		if !(r == '_' || unicode.IsLetter(r) || (j > start && unicode.IsNumber(r))) {
+		if r != '_' && !unicode.IsLetter(r) && (j == start || !unicode.IsNumber(r)) {
 			break
 		}
 		j += size
