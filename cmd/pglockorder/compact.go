@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/gob"
 	"errors"
@@ -239,7 +240,7 @@ func buildCodec(t reflect.Type, building map[reflect.Type]*compactCodec) (*compa
 			keys := v.MapKeys()
 			if t.Key().Kind() == reflect.String {
 				// The same map, the same bytes.
-				slices.SortFunc(keys, func(a, b reflect.Value) int { return compareStrings(a.String(), b.String()) })
+				slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.String(), b.String()) })
 			}
 			e.buf = binary.AppendUvarint(e.buf, uint64(len(keys)))
 			for _, k := range keys {
@@ -395,16 +396,6 @@ func boolByte(b bool) byte {
 	return 0
 }
 
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // encGob encodes a value of a type with a GobEncode method: 0 for a value
 // gob leaves out (zero: an empty slice or map, a nil pointer), else one
 // more than the length of its encoding, and the encoding.
@@ -463,8 +454,7 @@ type compactEncoder struct {
 // encode appends the value p points to (through p's codec: decode reads
 // it back into a pointer of the same type).
 func (e *compactEncoder) encode(p any) error {
-	v := p
-	rv := reflect.ValueOf(v)
+	rv := reflect.ValueOf(p)
 	c, err := codecFor(rv.Type())
 	if err != nil {
 		return err
