@@ -16,8 +16,10 @@
 #   edited  one package changed since the last run (a function appended to
 #           the first domain's repository package): go vet re-runs that
 #           package and its importers
-# Wall time and peak RSS come from /usr/bin/time (GNU time; Debian package
-# "time"); the RSS is that of the largest single process (go vet runs one
+# Wall time, CPU time (user + system, of the tool and the processes it
+# waits for: on a shared machine the steadier measure) and peak RSS come
+# from /usr/bin/time (GNU time; Debian package "time"); the RSS is that of
+# the largest single process (go vet runs one
 # vet process per package, pglockorder one process plus go list). Each
 # figure is the median of REPS runs (COLD_REPS for cold). It checks that
 # pglockorder reports exactly the planted inversions. With FACTS=1 it also
@@ -43,19 +45,19 @@ echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 go build -o "$work/pglockorder" "$root/cmd/pglockorder"
 go build -o "$work/gen" "$root/cmd/pglockorder-corpus"
 
-# timed LABEL CMD...: runs CMD in the corpus, appends "LABEL secs KB" to
-# $work/times and leaves its stdout in $work/out.
+# timed LABEL CMD...: runs CMD in the corpus, appends "LABEL secs KB cpu"
+# to $work/times and leaves its stdout in $work/out.
 timed() {
 	local label=$1
 	shift
 	local rc=0
-	(cd "$dir" && /usr/bin/time -f "%e %M" -o "$work/t" "$@" >"$work/out" 2>"$work/err") || rc=$?
+	(cd "$dir" && /usr/bin/time -f "%e %M %U %S" -o "$work/t" "$@" >"$work/out" 2>"$work/err") || rc=$?
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
 		echo "$label: exit status $rc" >&2
 		cat "$work/err" >&2
 		exit 1
 	fi
-	echo "$label $(tail -n1 "$work/t")" >>"$work/times"
+	echo "$label $(tail -n1 "$work/t" | awk '{ printf "%s %s %.2f", $1, $2, $3 + $4 }')" >>"$work/times"
 }
 
 # check verifies that the last pglockorder run found the planted inversions.
@@ -91,8 +93,8 @@ export PGLOCKORDER_CACHE="$work/pc"
 vet=(go vet ./...)
 pgl=("$work/pglockorder" ./...)
 
-printf "\n%-7s %5s %7s %8s | %-6s %8s %8s %8s %8s | %6s %6s\n" size pkgs funcs lines run "vet s" "vet MiB" "pgl s" "pgl MiB" "time" "mem"
-echo "(medians; time and mem are medians of the per-run ratios pglockorder / go vet)"
+printf "\n%-7s %5s %7s %8s | %-6s %8s %8s %8s %8s %8s %8s | %6s %6s %6s\n" size pkgs funcs lines run "vet s" "vet CPU" "vet MiB" "pgl s" "pgl CPU" "pgl MiB" "time" "cpu" "mem"
+echo "(medians; time, cpu and mem are medians of the per-run ratios pglockorder / go vet)"
 for size in $SIZES; do
 	IFS=: read -r name npkg nfunc <<<"$size"
 	dir="$work/$name"
@@ -132,9 +134,10 @@ for size in $SIZES; do
 		check
 	done
 	for run in cold warm cached edited; do
-		vs=$(median "$run-vet" 2) vk=$(median "$run-vet" 3) ps=$(median "$run-pgl" 2) pk=$(median "$run-pgl" 3)
-		printf "%-7s %5d %7d %8d | %-6s %8s %8d %8s %8d | %6s %6s\n" "$name" "$npkg" "$funcs" "$lines" "$run" \
-			"$vs" "$((vk / 1024))" "$ps" "$((pk / 1024))" "$(ratio "$run" 2)" "$(ratio "$run" 3)"
+		vs=$(median "$run-vet" 2) vk=$(median "$run-vet" 3) vc=$(median "$run-vet" 4)
+		ps=$(median "$run-pgl" 2) pk=$(median "$run-pgl" 3) pc=$(median "$run-pgl" 4)
+		printf "%-7s %5d %7d %8d | %-6s %8s %8s %8d %8s %8s %8d | %6s %6s %6s\n" "$name" "$npkg" "$funcs" "$lines" "$run" \
+			"$vs" "$vc" "$((vk / 1024))" "$ps" "$pc" "$((pk / 1024))" "$(ratio "$run" 2)" "$(ratio "$run" 4)" "$(ratio "$run" 3)"
 	done
 	cp "$work/times" "$work/times-$name"
 	if [ "${FACTS:-0}" = 1 ]; then
@@ -146,4 +149,4 @@ for size in $SIZES; do
 	fi
 done
 rm -rf "$work/gc"
-echo "# raw times (label seconds KiB) in $work/times-*; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# raw times (label seconds KiB cpu-seconds) in $work/times-*; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 
@@ -277,11 +278,17 @@ func writeGobFile(name string, v any) error {
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("result cache: encoding: %w", err)
 	}
+	return writeFileAtomic(name, buf.Bytes())
+}
+
+// writeFileAtomic writes b to name through a temporary file renamed into
+// place: a reader sees the old file, none, or the whole new one.
+func writeFileAtomic(name string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(name), "tmp-")
 	if err != nil {
 		return fmt.Errorf("result cache: %w", err)
 	}
-	_, werr := tmp.Write(buf.Bytes())
+	_, werr := tmp.Write(b)
 	cerr := tmp.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		_ = os.Remove(tmp.Name())
@@ -329,9 +336,17 @@ func hashFile(h io.Writer, name string) error {
 		return err
 	}
 	defer func() { _ = f.Close() }() // read only
-	_, err = io.Copy(h, f)
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	// The file hidden behind a plain Reader: io.CopyBuffer would use
+	// its WriteTo, which allocates a buffer per file (a run hashes
+	// thousands of files).
+	_, err = io.CopyBuffer(h, struct{ io.Reader }{f}, *buf)
 	return err
 }
+
+// copyBufs are the buffers hashFile reads through.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // hashTree writes the names and contents of a file, or of every file under
 // a directory, to h.

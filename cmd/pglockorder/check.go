@@ -157,15 +157,27 @@ func (c *checker) check(p *packages.Package) error {
 }
 
 func (c *checker) typecheck(p *packages.Package) error {
+	declOnly := c.declOnly[p]
 	files := make([]*ast.File, 0, len(p.CompiledGoFiles))
 	for _, name := range p.CompiledGoFiles {
-		f, err := parser.ParseFile(c.fset, name, nil, parser.ParseComments|parser.SkipObjectResolution)
+		var src any
+		mode := parser.ParseComments | parser.SkipObjectResolution
+		if declOnly {
+			// Its declarations only: no comments (the syntax is
+			// dropped after the check), no bodies (the check skips
+			// them).
+			b, err := os.ReadFile(name)
+			if err != nil {
+				return fmt.Errorf("parsing: %w", err)
+			}
+			src, mode = stripBodies(b), parser.SkipObjectResolution
+		}
+		f, err := parser.ParseFile(c.fset, name, src, mode)
 		if err != nil {
 			return fmt.Errorf("parsing: %w", err)
 		}
 		files = append(files, f)
 	}
-	declOnly := c.declOnly[p]
 	info := &types.Info{FileVersions: map[*ast.File]string{}}
 	if !declOnly {
 		info = &types.Info{

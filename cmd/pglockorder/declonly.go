@@ -174,7 +174,7 @@ func (c *pkgCache) callsFile(key string) string {
 // loadCalls returns the interface calls kept for the package with key.
 func (c *pkgCache) loadCalls(key string) ([]callRef, bool) {
 	var refs []callRef
-	if !readGob(c.callsFile(key), &refs) {
+	if !readCompactFile(c.callsFile(key), &refs) {
 		return nil, false
 	}
 	c.touch(c.callsFile(key))
@@ -191,7 +191,7 @@ func (c *pkgCache) storeCalls(key string, refs []callRef) {
 	}
 	c.writes.Go(func() {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err == nil {
-			_ = writeGobFile(name, refs) // an optimisation: a failure costs a full type-check next time
+			_ = writeCompactFile(name, &refs) // an optimisation: a failure costs a full type-check next time
 		}
 	})
 }

@@ -292,6 +292,7 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 			pc.analysed[p.PkgPath] = true
 			pc.analysedPkgs[p] = true
 		}
+		pc.markRelevant(order)
 	}
 	workers = max(1, min(workers, len(order)))
 
@@ -573,18 +574,43 @@ type factStore struct {
 	// and listed for every package).
 	objects  map[*types.Package][]factKey
 	pkgFacts map[factKey]bool
+	// lazy are the facts restored from the per-package cache and not
+	// decoded yet (lazyfacts.go): most are never read.
+	lazy map[factKey]lazyRef
 }
 
 func (s *factStore) get(k factKey) analysis.Fact {
 	s.mu.RLock()
+	f, ok := s.m[k]
+	lz, lazy := s.lazy[k]
+	s.mu.RUnlock()
+	if ok || !lazy {
+		return f
+	}
+	return lz.value()
+}
+
+// has reports whether the store has a fact for k, without decoding it.
+func (s *factStore) has(k factKey) bool {
+	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.m[k]
+	_, ok := s.m[k]
+	_, lazy := s.lazy[k]
+	return ok || lazy
 }
 
 func (s *factStore) set(k factKey, f analysis.Fact) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.m[k]; !ok && k.obj != nil {
+	s.index(k)
+	delete(s.lazy, k)
+	s.m[k] = f
+}
+
+// index lists a new key among its package's; s.mu is held.
+func (s *factStore) index(k factKey) {
+	_, ok := s.m[k]
+	if _, lazy := s.lazy[k]; !ok && !lazy && k.obj != nil {
 		if s.objects == nil {
 			s.objects = map[*types.Package][]factKey{}
 		}
@@ -596,7 +622,6 @@ func (s *factStore) set(k factKey, f analysis.Fact) {
 		}
 		s.pkgFacts[k] = true
 	}
-	s.m[k] = f
 }
 
 // objectFacts returns the object facts of the packages visible lists.
@@ -606,12 +631,23 @@ func (s *factStore) objectFacts(visible []*types.Package) []analysis.ObjectFact 
 	var out []analysis.ObjectFact
 	for _, pkg := range visible {
 		for _, k := range s.objects[pkg] {
-			if f, ok := s.m[k]; ok {
+			if f := s.getLocked(k); f != nil {
 				out = append(out, analysis.ObjectFact{Object: k.obj, Fact: f})
 			}
 		}
 	}
 	return out
+}
+
+// getLocked is get with s.mu held for reading.
+func (s *factStore) getLocked(k factKey) analysis.Fact {
+	if f, ok := s.m[k]; ok {
+		return f
+	}
+	if lz, ok := s.lazy[k]; ok {
+		return lz.value()
+	}
+	return nil
 }
 
 // objectsOf returns the facts of a package's objects.
@@ -620,7 +656,7 @@ func (s *factStore) objectsOf(pkg *types.Package) []factEntry {
 	defer s.mu.RUnlock()
 	var out []factEntry
 	for _, k := range s.objects[pkg] {
-		if f, ok := s.m[k]; ok {
+		if f := s.getLocked(k); f != nil {
 			out = append(out, factEntry{k, f})
 		}
 	}
@@ -633,11 +669,13 @@ func (s *factStore) drop(pkg *types.Package) {
 	defer s.mu.Unlock()
 	for _, k := range s.objects[pkg] {
 		delete(s.m, k)
+		delete(s.lazy, k)
 	}
 	delete(s.objects, pkg)
 	for k := range s.pkgFacts {
 		if k.pkg == pkg {
 			delete(s.m, k)
+			delete(s.lazy, k)
 			delete(s.pkgFacts, k)
 		}
 	}
@@ -649,7 +687,7 @@ func (s *factStore) packageFacts() []factEntry {
 	defer s.mu.RUnlock()
 	out := make([]factEntry, 0, len(s.pkgFacts))
 	for k := range s.pkgFacts {
-		out = append(out, factEntry{k, s.m[k]})
+		out = append(out, factEntry{k, s.getLocked(k)})
 	}
 	return out
 }

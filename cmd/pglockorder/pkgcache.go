@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"go/types"
@@ -55,6 +53,9 @@ type pkgCache struct {
 	analysed map[string]bool
 	// analysedPkgs are the packages analysed in this run.
 	analysedPkgs map[*packages.Package]bool
+	// relevant marks the packages that have the path of one analysed
+	// in this run or import one (markRelevant).
+	relevant map[*packages.Package]bool
 	// byPath lists the types of the packages analysed in this run by
 	// import path, in the order of the run.
 	byPath map[string][]*types.Package
@@ -145,9 +146,8 @@ type pkgEntry struct {
 	// package's calls through interfaces looked up (analyzer.Result).
 	Lookups map[string][]string
 	// Facts name the facts the package exported, and FactData holds
-	// their values, gob-encoded in that order in one stream: gob describes
-	// each type once per stream, and a summary's type description is
-	// longer than most summaries.
+	// their values, compactly encoded (compact.go) in that order in one
+	// stream of its own, decoded only when the entry is restored.
 	Facts    []encodedFact
 	FactData []byte
 	// Part is its part of the results.
@@ -161,9 +161,11 @@ type factRef struct {
 }
 
 // encodedFact names an exported fact: the object's path ("" for the
-// package's fact) and the fact's type.
+// package's fact) and the fact's type, with the digest of its value (the
+// packages that read it check their entries with it: kept, it need not be
+// computed again from the decoded value).
 type encodedFact struct {
-	Obj, Type string
+	Obj, Type, Digest string
 }
 
 // newPkgCache returns the per-package cache inside the results cache, or
@@ -211,7 +213,7 @@ func (c *pkgCache) file(key string) string { return filepath.Join(c.dir, key[:2]
 // load returns the entry stored under key.
 func (c *pkgCache) load(key string) *pkgEntry {
 	var e pkgEntry
-	if !readGob(c.file(key), &e) || e.Part == nil {
+	if !readCompactFile(c.file(key), &e) || e.Part == nil {
 		return nil
 	}
 	return &e
@@ -259,8 +261,12 @@ func (c *pkgCache) put(key string, u *unit, exported []factEntry) string {
 		}
 		e.Lookups[name] = refs
 	}
-	var buf bytes.Buffer
-	enc := gob.NewEncoder(&buf)
+	// The package facts first: they are decoded when the entry is
+	// restored, the object facts after them only when read.
+	exported = slices.Concat(
+		slices.DeleteFunc(slices.Clone(exported), func(ef factEntry) bool { return ef.key.obj != nil }),
+		slices.DeleteFunc(slices.Clone(exported), func(ef factEntry) bool { return ef.key.obj == nil }))
+	var enc compactEncoder
 	for _, ef := range exported {
 		var obj objectpath.Path
 		if ef.key.obj != nil {
@@ -269,17 +275,21 @@ func (c *pkgCache) put(key string, u *unit, exported []factEntry) string {
 				return fmt.Sprintf("an object with a fact cannot be named: %v", err)
 			}
 		}
-		if err := enc.Encode(ef.fact); err != nil {
+		if err := enc.encode(ef.fact); err != nil {
 			return fmt.Sprintf("encoding a fact: %v", err)
 		}
-		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String()})
+		d, ok := c.digest(ef.fact)
+		if !ok {
+			return "an exported fact cannot be digested"
+		}
+		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String(), Digest: d})
 	}
-	e.FactData = buf.Bytes()
+	e.FactData = enc.buf
 	name := c.file(key)
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err.Error()
 	}
-	if err := writeGobFile(name, e); err != nil {
+	if err := writeCompactFile(name, e); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -320,21 +330,22 @@ func objRefs(objs []*types.Func) ([]string, bool) {
 }
 
 // restore puts a package's cached facts into the store; it reports false,
-// with nothing stored, if one of them names an object its types lack.
+// with nothing stored, if one of them names an object its types lack. The
+// package facts, first in the stream, are decoded now; the object facts
+// when first read (lazyfacts.go).
 func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) bool {
 	type decoded struct {
 		k factKey
 		f analysis.Fact
+		d string
 	}
-	var all []decoded
-	dec := gob.NewDecoder(bytes.NewReader(e.FactData))
+	var eager []decoded
+	dec := compactDecoder{b: e.FactData}
+	g := &lazyGroup{pkg: p.ID, decoded: func(f analysis.Fact, d string) { c.digests.Store(f, d) }}
+	var lazyKeys []factKey
 	for _, ef := range e.Facts {
 		t, ok := c.factTypes[ef.Type]
 		if !ok {
-			return false
-		}
-		f := reflect.New(t.Elem()).Interface().(analysis.Fact)
-		if err := dec.Decode(f); err != nil {
 			return false
 		}
 		k := factKey{pkg: p.Types, t: t}
@@ -345,12 +356,38 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 			}
 			k = factKey{obj: obj, t: t}
 		}
-		all = append(all, decoded{k, f})
+		if ef.Obj == "" && len(lazyKeys) == 0 {
+			f := reflect.New(t.Elem()).Interface().(analysis.Fact)
+			if err := dec.decode(f); err != nil {
+				return false
+			}
+			eager = append(eager, decoded{k, f, ef.Digest})
+			continue
+		}
+		lazyKeys = append(lazyKeys, k)
+		g.types = append(g.types, t)
+		g.digests = append(g.digests, ef.Digest)
 	}
-	for _, d := range all {
+	g.dec = dec
+	for _, d := range eager {
 		facts.set(d.k, d.f)
+		if d.d != "" {
+			c.digests.Store(d.f, d.d)
+		}
+	}
+	if len(lazyKeys) > 0 {
+		facts.setLazy(lazyKeys, g)
 	}
 	return true
+}
+
+// digestOf returns the digest of the fact under k ("" for none), and
+// whether it could be made: the one its entry kept if it is not decoded.
+func (c *pkgCache) digestOf(facts *factStore, k factKey) (string, bool) {
+	if d, ok := facts.storedDigest(k); ok {
+		return d, true
+	}
+	return c.digest(facts.get(k))
 }
 
 // valid reports why a read of the entry would not get the same answer in
@@ -362,7 +399,7 @@ func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, vis
 			continue // absent then, absent now
 		}
 		if imported == nil {
-			imported = importClosure(p)
+			imported = c.importClosure(p)
 		}
 		tp, t := c.visibleByPath(r.Pkg, visible), c.factTypes[r.Type]
 		if q := imported[r.Pkg]; q != nil && q != p {
@@ -396,7 +433,7 @@ func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, vis
 			}
 			k = factKey{obj: obj, t: t}
 		}
-		if d, ok := c.digest(facts.get(k)); !ok || d != r.Digest {
+		if d, ok := c.digestOf(facts, k); !ok || d != r.Digest {
 			return "a fact it read changed: " + r.Pkg + " " + r.Obj
 		}
 	}
@@ -492,9 +529,51 @@ func (c *pkgCache) touch(key string) {
 	_ = os.Chtimes(c.file(key), now, now)
 }
 
+// markRelevant records which packages import, directly or not, a package
+// with the path of one analysed in this run, or have such a path: the only
+// ones whose place in an import closure valid reads.
+func (c *pkgCache) markRelevant(order []*packages.Package) {
+	c.relevant = map[*packages.Package]bool{}
+	var walk func(q *packages.Package) bool
+	walk = func(q *packages.Package) bool {
+		if r, ok := c.relevant[q]; ok {
+			return r
+		}
+		c.relevant[q] = false // imports have no cycles; this is a guard
+		r := c.analysed[q.PkgPath]
+		for _, imp := range q.Imports {
+			r = walk(imp) || r
+		}
+		c.relevant[q] = r
+		return r
+	}
+	for _, p := range order {
+		walk(p)
+	}
+}
+
+// importClosure returns the packages p imports, directly or not, and p, by
+// path: one package per path in one package's import graph. It leaves out
+// the packages that neither have the path of a package analysed in this
+// run nor import one, such as the standard library's (walking those took
+// most of checking the entries' reads on hatchet): valid treats a path not
+// analysed in this run alike whether the closure has it or not.
+func (c *pkgCache) importClosure(p *packages.Package) map[string]*packages.Package {
+	return closureWhere(p, func(q *packages.Package) bool {
+		rel, known := c.relevant[q]
+		return rel || !known
+	})
+}
+
 // importClosure returns the packages p imports, directly or not, and p, by
 // path: one package per path in one package's import graph.
 func importClosure(p *packages.Package) map[string]*packages.Package {
+	return closureWhere(p, func(*packages.Package) bool { return true })
+}
+
+// closureWhere is importClosure without the imports for which keep is
+// false, and theirs.
+func closureWhere(p *packages.Package, keep func(*packages.Package) bool) map[string]*packages.Package {
 	out := map[string]*packages.Package{}
 	var walk func(q *packages.Package)
 	walk = func(q *packages.Package) {
@@ -503,7 +582,9 @@ func importClosure(p *packages.Package) map[string]*packages.Package {
 		}
 		out[q.PkgPath] = q
 		for _, imp := range q.Imports {
-			walk(imp)
+			if keep(imp) {
+				walk(imp)
+			}
 		}
 	}
 	walk(p)

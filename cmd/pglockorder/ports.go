@@ -5,6 +5,8 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -18,9 +20,6 @@ import (
 // method by a name that a package reaching SQL declares is analysed too,
 // and so on to a fixpoint. It errs on the side of yes (a name is not a
 // type); the analyzer resolves the calls exactly.
-
-// methodDecl matches a method declaration's receiver and name.
-var methodDecl = regexp.MustCompile(`(?m)^func\s*\([^)]*\)\s*([\p{L}_][\p{L}\p{N}_]*)\s*[\[(]`)
 
 // methodCall matches a call of a method (or a function of a package),
 // selector and name.
@@ -97,12 +96,76 @@ func declaredMethods(p *packages.Package) []string {
 		if err != nil {
 			continue
 		}
-		for _, m := range methodDecl.FindAllSubmatch(src, -1) {
-			out = append(out, string(m[1]))
-		}
+		out = appendMethodDecls(out, src)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// appendMethodDecls appends the names of the methods src declares, as
+// methodDecl finds them, without a regular expression: on hatchet the
+// expression took a third of a second per run, for every analysed package.
+// TestMethodDecls and FuzzMethodDecls check that both find the same.
+func appendMethodDecls(out []string, src []byte) []string {
+	isSpace := func(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r' }
+	for i := 0; i < len(src); {
+		// At the start of a line.
+		if j, name := methodDeclAt(src, i, isSpace); j > i {
+			out = append(out, name)
+			i = j
+			if i > 0 && src[i-1] == '\n' {
+				continue
+			}
+		}
+		k := bytes.IndexByte(src[i:], '\n')
+		if k < 0 {
+			break
+		}
+		i += k + 1
+	}
+	return out
+}
+
+// methodDeclAt matches that expression at the line start i: the end of the match
+// and the method's name, or i when there is none.
+func methodDeclAt(src []byte, i int, isSpace func(byte) bool) (int, string) {
+	if !bytes.HasPrefix(src[i:], []byte("func")) {
+		return i, ""
+	}
+	j := i + len("func")
+	for j < len(src) && isSpace(src[j]) {
+		j++
+	}
+	if j >= len(src) || src[j] != '(' {
+		return i, ""
+	}
+	k := bytes.IndexByte(src[j+1:], ')')
+	if k < 0 {
+		return i, ""
+	}
+	j += 1 + k + 1
+	for j < len(src) && isSpace(src[j]) {
+		j++
+	}
+	start := j
+	for j < len(src) {
+		r, size := utf8.DecodeRune(src[j:])
+		if r != '_' && !unicode.IsLetter(r) && (j == start || !unicode.IsNumber(r)) {
+			break
+		}
+		j += size
+	}
+	if j == start {
+		return i, ""
+	}
+	name := string(src[start:j])
+	for j < len(src) && isSpace(src[j]) {
+		j++
+	}
+	if j >= len(src) || (src[j] != '(' && src[j] != '[') {
+		return i, ""
+	}
+	return j + 1, name
 }
 
 // calls returns the names p's source calls as a selector's method.

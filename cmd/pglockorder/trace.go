@@ -110,7 +110,7 @@ func (t *readTrace) unchanged(facts *factStore, visible *visibleSet, result any)
 func methodsNow(facts *factStore, listed []analysis.PackageFact, own *types.Package) func(name string) []*types.Func {
 	pkgs := analyzer.FactPackages(own, listed)
 	hasSummary := func(fn *types.Func) bool {
-		return facts.get(factKey{obj: fn, t: summaryFact}) != nil
+		return facts.has(factKey{obj: fn, t: summaryFact})
 	}
 	return func(name string) []*types.Func {
 		return analyzer.MethodsWithFacts(pkgs, own, name, hasSummary)
