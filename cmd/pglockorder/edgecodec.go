@@ -479,7 +479,7 @@ func edgeHash(seed maphash.Seed, e *lockgraph.Edge) uint64 {
 func sameEdge(a, b *lockgraph.Edge) bool {
 	return a.Held == b.Held && a.Wanted == b.Wanted && a.Func == b.Func && a.Pkg == b.Pkg &&
 		a.CrossConn == b.CrossConn && slices.Equal(a.HeldPath, b.HeldPath) &&
-		slices.Equal(a.WantedPath, b.WantedPath) && slices.Equal(a.Gates, b.Gates) && slices.Equal(a.Keyed, b.Keyed)
+		slices.Equal(a.WantedPath, b.WantedPath) && slices.Equal(a.Gates, b.Gates) && slices.Equal(a.Keyed, b.Keyed) && a.Lent == b.Lent
 }
 
 // edgesDigestInput returns the bytes that identify a list of edges, in
