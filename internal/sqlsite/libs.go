@@ -468,6 +468,9 @@ type statement struct {
 	// are not kept when one of them is unknown (noArgs).
 	args   []ssa.Value
 	noArgs bool
+	// holes are the parts of the text that are Go values, not constants
+	// (holes.go).
+	holes []ssa.Value
 }
 
 // addWhere adds a condition and the values of its ? markers.
@@ -590,7 +593,8 @@ func (rs *Rules) builtQuery(op Op, recv ssa.Value, st *statement, via string) (O
 	op.RecvKind = rs.KindOf(recv.Type())
 	op.Query = len(op.Args)
 	op.Params = -1
-	op.Args = append(append([]ssa.Value(nil), op.Args...), ssa.NewConst(constant.MakeString(text), types.Typ[types.String]))
+	fn := holesParent(append(append([]ssa.Value{recv}, st.holes...), op.Args...)...)
+	op.Args = append(append([]ssa.Value(nil), op.Args...), st.textValue(text, fn))
 	op.Via = via
 	if !st.noArgs && len(st.args) > 0 && st.raw == "" {
 		op.Keys = st.args
@@ -722,8 +726,8 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 	if i, ok := sqlxPassThrough(fn); ok && i < len(c.Call.Args) {
 		return r.value(c.Call.Args[i], depth+1), true
 	}
-	if s, ok := squirrelToSQL(c); ok {
-		return single(constNode(s)), true
+	if t, ok := squirrelToSQL(c); ok {
+		return r.value(t, depth+1), true
 	}
 	if s, ok := goquToSQL(c); ok {
 		return single(constNode(s)), true

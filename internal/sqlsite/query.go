@@ -206,6 +206,8 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 	defer delete(r.seen, v)
 
 	switch v := v.(type) {
+	case *builtText:
+		return r.builtText(v, depth)
 	case *ssa.Const:
 		if n, ok := constValue(v); ok {
 			return single(n)
