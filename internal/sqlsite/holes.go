@@ -88,6 +88,9 @@ type builtText struct {
 	parts []textPart
 	fn    *ssa.Function
 	refs  []ssa.Instruction
+	// why, if set, says why the statement could not be rebuilt: its text
+	// is unknown, counted as built at run time.
+	why string
 }
 
 // textPart is a constant part of a builtText, or (value set) a hole.
@@ -106,6 +109,9 @@ func (b *builtText) Pos() token.Pos                { return token.NoPos }
 // builtText resolves a rebuilt statement: its constant parts around the
 // alternatives of its holes.
 func (r *resolver) builtText(b *builtText, depth int) alts {
+	if b.why != "" {
+		return unknown(b.why)
+	}
 	out := single(constNode(""))
 	for _, p := range b.parts {
 		if p.value == nil {
@@ -115,4 +121,23 @@ func (r *resolver) builtText(b *builtText, depth int) alts {
 		out = concat(out, r.value(p.value, depth+1))
 	}
 	return out
+}
+
+// unbuiltQuery returns a Query operation on handle recv that runs a
+// statement of a modelled builder that its model cannot rebuild (a chain
+// begun where the analysis cannot see it, a table it cannot name): the
+// statement still runs, so it is counted as text built at run time, with
+// the reason, rather than dropped without a word.
+func (rs *Rules) unbuiltQuery(op Op, recv ssa.Value, why, via string) (Op, bool) {
+	if recv == nil {
+		return op, false
+	}
+	op.Kind = Query
+	op.Recv = recv
+	op.RecvKind = rs.KindOf(recv.Type())
+	op.Query = len(op.Args)
+	op.Params = -1
+	op.Args = append(append([]ssa.Value(nil), op.Args...), &builtText{fn: holesParent(append([]ssa.Value{recv}, op.Args...)...), why: why})
+	op.Via = via
+	return op, true
 }

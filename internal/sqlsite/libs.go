@@ -98,6 +98,18 @@ func walkChainIn(v ssa.Value, isLink func(*types.Func) bool, links *[]link, seen
 			}
 			return root
 		case *ssa.Call:
+			if x.Call.IsInvoke() && isLink(x.Call.Method) {
+				// A builder whose links are methods of an interface
+				// (go-jet's statements): the receiver is the value
+				// called through.
+				args := make([]ssa.Value, len(x.Call.Args))
+				for i, a := range x.Call.Args {
+					args[i] = bind(a)
+				}
+				*links = append(*links, link{name: x.Call.Method.Name(), args: args})
+				v = x.Call.Value
+				continue
+			}
 			fn := staticFunc(&x.Call)
 			if fn != nil && fn.Signature().Recv() != nil && len(x.Call.Args) > 0 && isLink(fn) {
 				args := make([]ssa.Value, len(x.Call.Args)-1)
@@ -649,6 +661,8 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 		return rs.classifyXorm(op, fn, recv, call)
 	case pkgBeego, pkgBeegoV1:
 		return rs.classifyBeego(op, fn, recv)
+	case pkgJetPG, pkgJetInternal:
+		return rs.classifyJet(op, fn, recv)
 	}
 	if isScanyPackage(fn.Pkg().Path()) {
 		return rs.classifyScany(op, fn)
@@ -664,7 +678,7 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 // isLibraryPackage reports whether path is a package of a modelled
 // library (or one of its sub-packages, such as gorm.io/gorm/clause).
 func isLibraryPackage(path string) bool {
-	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgGoqu, pkgScany, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1} {
+	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgGoqu, pkgScany, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1, pkgJet} {
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}
@@ -727,6 +741,9 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 		return r.value(c.Call.Args[i], depth+1), true
 	}
 	if t, ok := squirrelToSQL(c); ok {
+		return r.value(t, depth+1), true
+	}
+	if t, ok := jetToSQL(c); ok {
 		return r.value(t, depth+1), true
 	}
 	if s, ok := goquToSQL(c); ok {

@@ -52,10 +52,15 @@ func (rs *Rules) classifySquirrel(op Op, fn *types.Func, recv ssa.Value) (Op, bo
 		return op, false
 	}
 	st, runner, ok := squirrelStatement(recv)
-	if !ok || runner == nil {
+	if runner == nil {
 		return op, false
 	}
-	return rs.builtQuery(op, runner, st, "squirrel "+strings.ToLower(st.verb)+" builder's "+fn.Name())
+	if ok {
+		if op, ok := rs.builtQuery(op, runner, st, "squirrel "+strings.ToLower(st.verb)+" builder's "+fn.Name()); ok {
+			return op, true
+		}
+	}
+	return rs.unbuiltQuery(op, runner, "a squirrel builder the model cannot rebuild", "squirrel builder's "+fn.Name())
 }
 
 // squirrelToSQL renders the statement of a builder whose ToSql is called
@@ -141,7 +146,7 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 		}
 	}
 	if st.verb == "" {
-		return nil, nil, false
+		return nil, runner, false
 	}
 	return st, runner, true
 }
