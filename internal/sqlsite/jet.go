@@ -50,10 +50,11 @@ var jetOps = map[string]string{
 func isJetPackage(path string) bool { return path == pkgJetPG || path == pkgJetInternal }
 
 // jetStatementType reports whether t is one of go-jet's postgres statement
-// interfaces (SelectStatement, UpdateStatement, ...).
+// interfaces (SelectStatement, UpdateStatement, ...), or the Statement they
+// all are (postgres.Statement, an alias of the internal package's).
 func jetStatementType(t types.Type) bool {
 	pkg, name, ok := namedPath(t)
-	return ok && pkg == pkgJetPG && strings.HasSuffix(name, "Statement")
+	return ok && isJetPackage(pkg) && strings.HasSuffix(name, "Statement")
 }
 
 // isJetLink accepts the statement methods that return a statement.
@@ -113,6 +114,9 @@ func jetStatement(v ssa.Value) (*statement, bool) {
 		return nil, false
 	}
 	st := &statement{}
+	if lock, ok := jetLockTable(st, c, links); ok {
+		return lock, true
+	}
 	switch {
 	case c.Call.IsInvoke() && jetStart[c.Call.Method.Name()] != "" && jetTableType(c.Call.Value.Type()):
 		// Orders.UPDATE(cols...), Orders.INSERT(...), Orders.DELETE(),
@@ -167,6 +171,48 @@ func jetStatement(v ssa.Value) (*statement, bool) {
 	if st.table == "" {
 		return nil, false
 	}
+	return st, true
+}
+
+// jetLockTable renders LOCK TABLE: postgres.LOCK(tables...) or a table's
+// LOCK(), with IN(LOCK_SHARE, ...) and NOWAIT(). Only the first table is
+// locked in the model.
+func jetLockTable(st *statement, c *ssa.Call, links []link) (*statement, bool) {
+	var table ssa.Value
+	if c.Call.IsInvoke() {
+		if c.Call.Method.Name() != "LOCK" || !jetTableType(c.Call.Value.Type()) {
+			return nil, false
+		}
+		table = c.Call.Value
+	} else {
+		fn := staticFunc(&c.Call)
+		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgJetPG || fn.Name() != "LOCK" || len(c.Call.Args) != 1 {
+			return nil, false
+		}
+		elems := elemsOf(c.Call.Args[0])
+		if len(elems) == 0 {
+			return nil, false
+		}
+		table = stripConversions(elems[0])
+	}
+	text := "LOCK TABLE " + st.hole(table)
+	nowait := false
+	for _, l := range links {
+		switch l.name {
+		case "IN":
+			mode, ok := constString(l.args[0])
+			if !ok {
+				return nil, false
+			}
+			text += " IN " + mode + " MODE"
+		case "NOWAIT":
+			nowait = true
+		}
+	}
+	if nowait {
+		text += " NOWAIT"
+	}
+	st.verb, st.raw = "LOCK", text
 	return st, true
 }
 

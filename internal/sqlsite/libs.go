@@ -733,6 +733,9 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 		// markers.
 		return r.value(c.Call.Args[0], depth+1), true
 	}
+	if t, ok := jetToSQL(c); ok {
+		return r.value(t, depth+1), true
+	}
 	fn := staticFunc(&c.Call)
 	if fn == nil {
 		return alts{}, false
@@ -741,9 +744,6 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 		return r.value(c.Call.Args[i], depth+1), true
 	}
 	if t, ok := squirrelToSQL(c); ok {
-		return r.value(t, depth+1), true
-	}
-	if t, ok := jetToSQL(c); ok {
 		return r.value(t, depth+1), true
 	}
 	if s, ok := goquToSQL(c); ok {
