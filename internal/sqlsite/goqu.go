@@ -120,13 +120,18 @@ func (rs *Rules) classifyGoqu(op Op, fn *types.Func, recv ssa.Value) (Op, bool) 
 		return op, false
 	}
 	st, handle, ok := goquStatement(ds)
-	if !ok || handle == nil {
+	if handle == nil {
 		return op, false
 	}
-	if one && st.verb == "SELECT" {
-		st.limit1 = true // ScanStruct and ScanVal add LIMIT 1
+	if ok {
+		if one && st.verb == "SELECT" {
+			st.limit1 = true // ScanStruct and ScanVal add LIMIT 1
+		}
+		if op, ok := rs.builtQuery(op, handle, st, "goqu "+strings.ToLower(st.verb)+" dataset's "+name); ok {
+			return op, true
+		}
 	}
-	return rs.builtQuery(op, handle, st, "goqu "+strings.ToLower(st.verb)+" dataset's "+name)
+	return rs.unbuiltQuery(op, handle, "a goqu dataset the model cannot rebuild", "goqu dataset's "+name)
 }
 
 // goquScanQuery returns the index of the query of a Database's Scan
@@ -211,7 +216,7 @@ func goquStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 		}
 	}
 	if st.table == "" {
-		return nil, nil, false
+		return nil, handle, false
 	}
 	return st, handle, true
 }
