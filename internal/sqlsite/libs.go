@@ -746,8 +746,8 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 	if t, ok := squirrelToSQL(c); ok {
 		return r.value(t, depth+1), true
 	}
-	if s, ok := goquToSQL(c); ok {
-		return single(constNode(s)), true
+	if t, ok := goquToSQL(c); ok {
+		return r.value(t, depth+1), true
 	}
 	if t, ok := r.pqText(c); ok {
 		return t, true
