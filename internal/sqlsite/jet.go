@@ -433,16 +433,18 @@ func (r *resolver) jetTable(v ssa.Value, depth int) alts {
 			}
 			v = x.X
 		case *ssa.Parameter, *ssa.FreeVar:
-			if _, bound := r.env[x]; bound {
-				return r.param(x, depth)
-			}
-			fn := x.Parent()
-			if fn == nil || fn != r.top {
-				return unknown("parameter " + x.Name() + " of " + funcName(fn))
-			}
 			// A table the function is given: its callers bind it.
 			return r.param(x, depth)
 		case *ssa.Call:
+			if x.Call.IsInvoke() {
+				// Orders.INNER_JOIN(Lines, ...): the first table, the
+				// only one the model locks.
+				if !strings.HasSuffix(x.Call.Method.Name(), "_JOIN") {
+					return unknown(describe(x))
+				}
+				v = x.Call.Value
+				continue
+			}
 			// Orders.AS("o") and Orders.FromSchema(s): the same table.
 			fn := staticFunc(&x.Call)
 			if fn == nil || fn.Signature().Recv() == nil || len(x.Call.Args) == 0 || fn.Name() != "AS" && fn.Name() != "FromSchema" {

@@ -152,3 +152,14 @@ func Close(ctx context.Context, db *sql.DB, invoiceID int64) error {
 	}
 	return tx.Commit()
 }
+
+// Lookup reads an invoice joined with its customer, FOR SHARE, on the pool:
+// the model locks the first table of the join, in autocommit.
+func Lookup(ctx context.Context, db *sql.DB, invoiceID int64) error { // want Lookup:`locks\(table:invoice_headers ROW SHARE@p1, row:invoice_headers FOR SHARE@p1\)`
+	var out struct{ ID int64 }
+	return SELECT(Invoices.ID, Customers.Balance).
+		FROM(Invoices.INNER_JOIN(Customers, Customers.ID.EQ(Invoices.CustomerID))).
+		WHERE(Invoices.ID.EQ(Int(invoiceID))).
+		FOR(SHARE()).
+		QueryContext(ctx, db, &out)
+}
