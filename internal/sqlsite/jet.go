@@ -268,8 +268,8 @@ func jetColumn(v ssa.Value) (string, bool) {
 		return "", false
 	}
 	f := st.Field(field)
-	if pkg, name, ok := namedPath(f.Type()); !ok || pkg != pkgJetPG || !strings.HasPrefix(name, "Column") {
-		return "", false
+	if pkg, name, ok := namedPath(f.Type()); !ok || pkg != pkgJetPG || !strings.HasPrefix(name, "Column") || name == "ColumnList" {
+		return "", false // AllColumns, MutableColumns: lists, no one column
 	}
 	return snakeCase(f.Name()), true
 }

@@ -163,3 +163,13 @@ func Lookup(ctx context.Context, db *sql.DB, invoiceID int64) error { // want Lo
 		FOR(SHARE()).
 		QueryContext(ctx, db, &out)
 }
+
+// Rename updates an invoice through its mutable columns, the generator's
+// column list: the row lock of any UPDATE, on the invoice alone.
+func Rename(ctx context.Context, db *sql.DB, invoiceID int64, status string) error { // want Rename:`locks\(table:invoice_headers ROW EXCLUSIVE@p1, row:invoice_headers FOR NO KEY UPDATE@p1\)`
+	_, err := Invoices.UPDATE(Invoices.MutableColumns).
+		SET(Invoices.Status.SET(String(status))).
+		WHERE(Invoices.ID.EQ(Int(invoiceID))).
+		ExecContext(ctx, db)
+	return err
+}
