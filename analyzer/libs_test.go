@@ -21,7 +21,7 @@ var libs = filepath.Join("..", "testdata", "libs")
 // but not checked: nobody writes expectations into generated code.
 var libScenarios = []string{
 	"./sqlxjobs/...", "./gormjobs/...", "./gormrows", "./bunjobs/...", "./sqjobs/...", "./goqujobs/...", "./scanyjobs/...", "./xormjobs/...",
-	"./entjobs", "./entjobs/fixed", "./entjobs/rows", "./beegojobs/...", "./beegov1",
+	"./entjobs", "./entjobs/fixed", "./entjobs/rows", "./beegojobs/...", "./beegov1", "./jetjobs", "./jetjobs/fixed",
 }
 
 // TestLibraries checks, for each library, a lock-order inversion written

@@ -57,9 +57,11 @@ func importedStrings(pass *analysis.Pass) func(*types.Var) ([]string, bool) {
 }
 
 // TableNameFact is the fact of a model type's TableName method that returns
-// a constant (GORM's and xorm's way to name a model's table): the packages
-// that query the model read the name from it, since their SSA has no body
-// for a method declared elsewhere.
+// a constant (GORM's and xorm's way to name a model's table), and of a
+// go-jet generated table variable (table.Orders, named by its initialiser):
+// the packages that query the model or the table read the name from it,
+// since their SSA has no body for a method or initialiser declared
+// elsewhere.
 type TableNameFact struct {
 	Name string
 }
@@ -71,9 +73,18 @@ func (f *TableNameFact) String() string { return fmt.Sprintf("table(%q)", f.Name
 
 // exportTableNames exports the TableNameFact of each TableName method of
 // the package's named types (value or pointer receiver) that returns a
+// constant, and of each exported go-jet table variable whose name is a
 // constant.
 func exportTableNames(pass *analysis.Pass, pkg *ssa.Package) {
 	for _, mem := range pkg.Members {
+		if g, ok := mem.(*ssa.Global); ok {
+			if v, ok := g.Object().(*types.Var); ok && v.Exported() {
+				if name, ok := sqlsite.JetTableName(g); ok {
+					pass.ExportObjectFact(v, &TableNameFact{Name: name})
+				}
+			}
+			continue
+		}
 		t, ok := mem.(*ssa.Type)
 		if !ok {
 			continue
@@ -97,10 +108,10 @@ func exportTableNames(pass *analysis.Pass, pkg *ssa.Package) {
 
 // importedTableName returns the table name of another package's TableName
 // method (lockseq.Env.TableName), from its fact.
-func importedTableName(pass *analysis.Pass) func(*types.Func) (string, bool) {
-	return func(fn *types.Func) (string, bool) {
+func importedTableName(pass *analysis.Pass) func(types.Object) (string, bool) {
+	return func(obj types.Object) (string, bool) {
 		var f TableNameFact
-		if pass.ImportObjectFact(fn, &f) {
+		if pass.ImportObjectFact(obj, &f) {
 			return f.Name, true
 		}
 		return "", false

@@ -37,8 +37,9 @@ type Env struct {
 	// of another package is initialised with (a column list).
 	Strings func(v *types.Var) ([]string, bool)
 	// TableName, if set, returns the table name an ORM model's TableName
-	// method of another package returns (its fact).
-	TableName func(fn *types.Func) (string, bool)
+	// method, or a go-jet table variable, of another package names (its
+	// fact).
+	TableName func(obj types.Object) (string, bool)
 	// Schema is the database schema the package's SQL runs against, from
 	// its module's configuration or the schema flag (nil: none known):
 	// the lock model adds the locks it implies (foreign keys, key

@@ -120,13 +120,18 @@ func (rs *Rules) classifyGoqu(op Op, fn *types.Func, recv ssa.Value) (Op, bool) 
 		return op, false
 	}
 	st, handle, ok := goquStatement(ds)
-	if !ok || handle == nil {
+	if handle == nil {
 		return op, false
 	}
-	if one && st.verb == "SELECT" {
-		st.limit1 = true // ScanStruct and ScanVal add LIMIT 1
+	if ok {
+		if one && st.verb == "SELECT" {
+			st.limit1 = true // ScanStruct and ScanVal add LIMIT 1
+		}
+		if op, ok := rs.builtQuery(op, handle, st, "goqu "+strings.ToLower(st.verb)+" dataset's "+name); ok {
+			return op, true
+		}
 	}
-	return rs.builtQuery(op, handle, st, "goqu "+strings.ToLower(st.verb)+" dataset's "+name)
+	return rs.unbuiltQuery(op, handle, "a goqu dataset the model cannot rebuild", "goqu dataset's "+name)
 }
 
 // goquScanQuery returns the index of the query of a Database's Scan
@@ -142,16 +147,20 @@ func goquScanQuery(sig *types.Signature) int {
 }
 
 // goquToSQL renders the statement of a dataset whose ToSQL is called.
-func goquToSQL(call *ssa.Call) (string, bool) {
+func goquToSQL(call *ssa.Call) (ssa.Value, bool) {
 	fn := staticFunc(&call.Call)
 	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgGoqu || fn.Name() != "ToSQL" || len(call.Call.Args) == 0 || !goquDataset(call.Call.Args[0].Type()) {
-		return "", false
+		return nil, false
 	}
 	st, _, ok := goquStatement(call.Call.Args[0])
 	if !ok {
-		return "", false
+		return nil, false
 	}
-	return st.sql()
+	text, ok := st.sql()
+	if !ok {
+		return nil, false
+	}
+	return st.textValue(text, call.Parent()), true
 }
 
 // goquStatement reconstructs the statement a dataset describes, and the
@@ -180,13 +189,13 @@ func goquStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 	}
 	st := &statement{verb: goquStart[fn.Name()]}
 	if fn.Name() != "Select" && len(args) > 0 {
-		st.table = goquTable(args[0])
+		st.table = goquTableOf(st, args[0])
 	}
 	for _, l := range links {
 		switch l.name {
 		case "From", "Table", "Into":
 			if st.table == "" && len(l.args) > 0 {
-				st.table = goquTable(l.args[0])
+				st.table = goquTableOf(st, l.args[0])
 			}
 		case "Where":
 			goquWhere(st, l.args[0])
@@ -211,7 +220,7 @@ func goquStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 		}
 	}
 	if st.table == "" {
-		return nil, nil, false
+		return nil, handle, false
 	}
 	return st, handle, true
 }
@@ -223,6 +232,22 @@ func elemsOf(v ssa.Value) []ssa.Value {
 		return elems
 	}
 	return []ssa.Value{v}
+}
+
+// goquTableOf names the table of a dataset's table argument, or makes a
+// string that is not constant (a helper's parameter) a hole of the
+// statement.
+func goquTableOf(st *statement, v ssa.Value) string {
+	if t := goquTable(v); t != "" {
+		return t
+	}
+	if elems, ok := variadicElems(v); ok {
+		if len(elems) == 0 {
+			return ""
+		}
+		v = elems[0]
+	}
+	return st.name(stripConversions(v))
 }
 
 // goquTable names the table of a dataset's table argument: a string, or

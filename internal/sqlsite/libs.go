@@ -98,6 +98,18 @@ func walkChainIn(v ssa.Value, isLink func(*types.Func) bool, links *[]link, seen
 			}
 			return root
 		case *ssa.Call:
+			if x.Call.IsInvoke() && isLink(x.Call.Method) {
+				// A builder whose links are methods of an interface
+				// (go-jet's statements): the receiver is the value
+				// called through.
+				args := make([]ssa.Value, len(x.Call.Args))
+				for i, a := range x.Call.Args {
+					args[i] = bind(a)
+				}
+				*links = append(*links, link{name: x.Call.Method.Name(), args: args})
+				v = x.Call.Value
+				continue
+			}
 			fn := staticFunc(&x.Call)
 			if fn != nil && fn.Signature().Recv() != nil && len(x.Call.Args) > 0 && isLink(fn) {
 				args := make([]ssa.Value, len(x.Call.Args)-1)
@@ -468,6 +480,9 @@ type statement struct {
 	// are not kept when one of them is unknown (noArgs).
 	args   []ssa.Value
 	noArgs bool
+	// holes are the parts of the text that are Go values, not constants
+	// (holes.go).
+	holes []ssa.Value
 }
 
 // addWhere adds a condition and the values of its ? markers.
@@ -590,7 +605,8 @@ func (rs *Rules) builtQuery(op Op, recv ssa.Value, st *statement, via string) (O
 	op.RecvKind = rs.KindOf(recv.Type())
 	op.Query = len(op.Args)
 	op.Params = -1
-	op.Args = append(append([]ssa.Value(nil), op.Args...), ssa.NewConst(constant.MakeString(text), types.Typ[types.String]))
+	fn := holesParent(append(append([]ssa.Value{recv}, st.holes...), op.Args...)...)
+	op.Args = append(append([]ssa.Value(nil), op.Args...), st.textValue(text, fn))
 	op.Via = via
 	if !st.noArgs && len(st.args) > 0 && st.raw == "" {
 		op.Keys = st.args
@@ -645,6 +661,8 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 		return rs.classifyXorm(op, fn, recv, call)
 	case pkgBeego, pkgBeegoV1:
 		return rs.classifyBeego(op, fn, recv)
+	case pkgJetPG, pkgJetInternal:
+		return rs.classifyJet(op, fn, recv)
 	}
 	if isScanyPackage(fn.Pkg().Path()) {
 		return rs.classifyScany(op, fn)
@@ -660,7 +678,7 @@ func (rs *Rules) classifyLibrary(op Op, fn *types.Func, recv ssa.Value, call *ss
 // isLibraryPackage reports whether path is a package of a modelled
 // library (or one of its sub-packages, such as gorm.io/gorm/clause).
 func isLibraryPackage(path string) bool {
-	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgGoqu, pkgScany, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1} {
+	for _, p := range []string{pkgSqlx, pkgGorm, pkgBun, pkgSquirrel, pkgGoqu, pkgScany, pkgXorm, "gorm.io/driver", "entgo.io/ent", pkgBeego, pkgBeegoV1, pkgJet} {
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}
@@ -715,6 +733,9 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 		// markers.
 		return r.value(c.Call.Args[0], depth+1), true
 	}
+	if t, ok := jetToSQL(c); ok {
+		return r.value(t, depth+1), true
+	}
 	fn := staticFunc(&c.Call)
 	if fn == nil {
 		return alts{}, false
@@ -722,11 +743,11 @@ func (r *resolver) library(c *ssa.Call, depth int) (alts, bool) {
 	if i, ok := sqlxPassThrough(fn); ok && i < len(c.Call.Args) {
 		return r.value(c.Call.Args[i], depth+1), true
 	}
-	if s, ok := squirrelToSQL(c); ok {
-		return single(constNode(s)), true
+	if t, ok := squirrelToSQL(c); ok {
+		return r.value(t, depth+1), true
 	}
-	if s, ok := goquToSQL(c); ok {
-		return single(constNode(s)), true
+	if t, ok := goquToSQL(c); ok {
+		return r.value(t, depth+1), true
 	}
 	if t, ok := r.pqText(c); ok {
 		return t, true

@@ -74,8 +74,9 @@ type Externals struct {
 	// variable is initialised with.
 	Strings func(v *types.Var) ([]string, bool)
 	// TableName returns the constant a model's TableName method
-	// returns (see ConstantResult).
-	TableName func(fn *types.Func) (string, bool)
+	// returns (see ConstantResult), or the name of a go-jet table
+	// variable (see JetTableName).
+	TableName func(obj types.Object) (string, bool)
 }
 
 // ResolveWith is Resolve, also through other packages' functions that
@@ -205,7 +206,12 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 	r.seen[v] = true
 	defer delete(r.seen, v)
 
+	if _, built := v.(*builtText); !built && jetTableType(v.Type()) {
+		return r.jetTable(v, depth)
+	}
 	switch v := v.(type) {
+	case *builtText:
+		return r.builtText(v, depth)
 	case *ssa.Const:
 		if n, ok := constValue(v); ok {
 			return single(n)

@@ -52,24 +52,33 @@ func (rs *Rules) classifySquirrel(op Op, fn *types.Func, recv ssa.Value) (Op, bo
 		return op, false
 	}
 	st, runner, ok := squirrelStatement(recv)
-	if !ok || runner == nil {
+	if runner == nil {
 		return op, false
 	}
-	return rs.builtQuery(op, runner, st, "squirrel "+strings.ToLower(st.verb)+" builder's "+fn.Name())
+	if ok {
+		if op, ok := rs.builtQuery(op, runner, st, "squirrel "+strings.ToLower(st.verb)+" builder's "+fn.Name()); ok {
+			return op, true
+		}
+	}
+	return rs.unbuiltQuery(op, runner, "a squirrel builder the model cannot rebuild", "squirrel builder's "+fn.Name())
 }
 
 // squirrelToSQL renders the statement of a builder whose ToSql is called
 // (sql, args, err := q.ToSql()).
-func squirrelToSQL(call *ssa.Call) (string, bool) {
+func squirrelToSQL(call *ssa.Call) (ssa.Value, bool) {
 	fn := staticFunc(&call.Call)
 	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgSquirrel || fn.Name() != "ToSql" || len(call.Call.Args) == 0 {
-		return "", false
+		return nil, false
 	}
 	st, _, ok := squirrelStatement(call.Call.Args[0])
 	if !ok {
-		return "", false
+		return nil, false
 	}
-	return st.sql()
+	text, ok := st.sql()
+	if !ok {
+		return nil, false
+	}
+	return st.textValue(text, call.Parent()), true
 }
 
 // squirrelStatement reconstructs the statement a builder value describes,
@@ -81,8 +90,7 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 	start := func(name string, args []ssa.Value) {
 		st.verb = squirrelStart[name]
 		if st.verb != "SELECT" && len(args) > 0 {
-			t, _ := constString(args[0])
-			st.table = firstWord(t)
+			st.table = st.name(args[0])
 		}
 	}
 	// sq.Select(...), a package function, starts the chain; the
@@ -97,9 +105,7 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 		case "Select", "Update", "Delete", "Insert", "Replace":
 			start(l.name, l.args)
 		case "From", "Into", "Table":
-			if s, ok := constText(l.args[0]); ok {
-				st.table = firstWord(s)
-			}
+			st.table = st.name(l.args[0])
 		case "Where":
 			conds, ok := squirrelPred(l.args[0])
 			for _, c := range conds {
@@ -122,8 +128,8 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 		case "Limit":
 			st.limit1 = isConstOne(l.args[0])
 		case "Set":
-			if s, ok := constText(l.args[0]); ok && st.set == "" {
-				st.set = s
+			if st.set == "" {
+				st.set = st.name(l.args[0])
 			}
 		case "Suffix", "SuffixExpr":
 			if s, ok := squirrelFragment(l.args[0]); ok {
@@ -140,7 +146,7 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 		}
 	}
 	if st.verb == "" {
-		return nil, nil, false
+		return nil, runner, false
 	}
 	return st, runner, true
 }
