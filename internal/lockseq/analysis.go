@@ -135,6 +135,9 @@ type Analysis struct {
 	// instances are the closures returned by factory calls that were
 	// analysed as roots of their own (factory.go).
 	instances map[instanceKey]bool
+	// fieldFns indexes the function values the package stores into
+	// struct fields (fieldfuncs.go).
+	fieldFns *fieldFuncs
 }
 
 // New returns an analysis for one package.

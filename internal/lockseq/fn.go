@@ -405,7 +405,9 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	}
 	callee, bindings := funcValue(c.Value)
 	if callee == nil {
-		fa.callReturned(site, c, st) // a closure a factory returned (factory.go)
+		if !fa.fieldCall(site, c, st) { // a function kept in a struct field (fieldfuncs.go)
+			fa.callReturned(site, c, st) // a closure a factory returned (factory.go)
+		}
 		return
 	}
 	sum := fa.a.summaryOf(callee)
