@@ -53,8 +53,8 @@ import (
 // another package's struct are that package's, or its importers', which
 // the analysis of this package does not see.
 
-// fieldKey names a field that holds function values: the field, and for an
-// ordered slice the field of the struct that holds the slice.
+// fieldKey names a field that holds function values: the field, and for
+// the elements of a slice, the field of the struct that holds the slice.
 type fieldKey struct {
 	container, field *types.Var
 }
@@ -68,10 +68,31 @@ type fieldFuncs struct {
 	// unknown holds the fields also set to a value the analysis cannot
 	// name (a parameter of an exported function, a call's result).
 	unknown map[*types.Var]bool
+	// members lists, by container slice field and element field, the
+	// functions of the elements of the slice literals the container is
+	// set to or appended (s.steps = append(s.steps, step{...})): a call
+	// on an element of that container runs one of them. A container
+	// set to anything else is not listed.
+	members map[fieldKey]members
 	// ordered lists, by container slice field and element field, the
 	// functions of the elements of the one slice literal the container
 	// holds, by index (nil where an element leaves the field unset).
 	ordered map[fieldKey][]*ssa.Function
+}
+
+// members are the functions the elements of a container hold in a field;
+// known is false when one of them cannot be named.
+type members struct {
+	fns   []*ssa.Function
+	known bool
+}
+
+// slot is a store into the field of one element of an array literal.
+type slot struct {
+	array *ssa.Alloc
+	index int64
+	fns   []*ssa.Function
+	known bool
 }
 
 // maxFieldFuncs bounds the functions a field may hold to be followed, as
@@ -84,18 +105,15 @@ func (a *Analysis) fieldFuncs(pkg *ssa.Package) *fieldFuncs {
 	if a.fieldFns != nil {
 		return a.fieldFns
 	}
-	ff := &fieldFuncs{any: map[*types.Var][]*ssa.Function{}, unknown: map[*types.Var]bool{}, ordered: map[fieldKey][]*ssa.Function{}}
+	ff := &fieldFuncs{
+		any: map[*types.Var][]*ssa.Function{}, unknown: map[*types.Var]bool{},
+		members: map[fieldKey]members{}, ordered: map[fieldKey][]*ssa.Function{},
+	}
 	a.fieldFns = ff
 	if pkg == nil {
 		return ff
 	}
 	funcs := packageFunctions(pkg)
-	// slot is a store into the field of one element of an array literal.
-	type slot struct {
-		array *ssa.Alloc
-		index int64
-		fn    *ssa.Function
-	}
 	slots := map[*types.Var][]slot{}
 	containers := map[*types.Var][]ssa.Value{} // values stored into fields of slice type
 	for _, fn := range funcs {
@@ -132,10 +150,8 @@ func (a *Analysis) fieldFuncs(pkg *ssa.Package) *fieldFuncs {
 						ff.any[f] = append(ff.any[f], g)
 					}
 				}
-				if arr, k, ok := elementSlot(addr.X); ok && known && len(fns) == 1 {
-					slots[f] = append(slots[f], slot{arr, k, fns[0]})
-				} else {
-					slots[f] = append(slots[f], slot{})
+				if arr, k, ok := elementSlot(addr.X); ok {
+					slots[f] = append(slots[f], slot{arr, k, fns, known})
 				}
 			}
 		}
@@ -146,49 +162,87 @@ func (a *Analysis) fieldFuncs(pkg *ssa.Package) *fieldFuncs {
 		})
 		ff.any[f] = fns
 	}
-	// The ordered slices: a container field set once, to a slice of one
-	// array literal whose elements set the field at constant indices.
 	for container, vals := range containers {
-		if len(vals) != 1 {
-			continue
-		}
-		sl, ok := vals[0].(*ssa.Slice)
+		arrays, ok := containerArrays(container, vals)
 		if !ok {
-			continue
-		}
-		arr, ok := sl.X.(*ssa.Alloc)
-		if !ok {
-			continue
-		}
-		n := arrayLen(arr)
-		if !fieldwise(arr) {
 			continue
 		}
 		for f, ss := range slots {
-			if n <= 0 || !slices.ContainsFunc(ss, func(s slot) bool { return s.array == arr }) {
+			m := members{known: true}
+			var seq []*ssa.Function
+			if len(arrays) == 1 && len(vals) == 1 {
+				seq = make([]*ssa.Function, max(arrayLen(arrays[0]), 0))
+			}
+			for _, s := range ss {
+				if !slices.Contains(arrays, s.array) {
+					continue
+				}
+				m.known = m.known && s.known
+				for _, g := range s.fns {
+					if !slices.Contains(m.fns, g) {
+						m.fns = append(m.fns, g)
+					}
+				}
+				if seq == nil {
+					continue
+				}
+				if !s.known || len(s.fns) != 1 || s.index < 0 || s.index >= int64(len(seq)) || seq[s.index] != nil {
+					seq = nil // not one known function at each index
+					continue
+				}
+				seq[s.index] = s.fns[0]
+			}
+			if len(m.fns) == 0 {
 				continue
 			}
-			seq := make([]*ssa.Function, n)
-			ok := true
-			for _, s := range ss {
-				if s.array != arr {
-					if s.array == nil {
-						ok = false // some element's field is not one known function
-					}
-					continue
-				}
-				if s.index < 0 || s.index >= n || seq[s.index] != nil {
-					ok = false
-					continue
-				}
-				seq[s.index] = s.fn
-			}
-			if ok {
-				ff.ordered[fieldKey{container, f}] = seq
+			k := fieldKey{container, f}
+			ff.members[k] = m
+			if seq != nil && m.known {
+				ff.ordered[k] = seq
 			}
 		}
 	}
 	return ff
+}
+
+// containerArrays returns the array literals whose slices a container
+// field is set to (s.steps = []step{...}) or that are appended to it
+// (s.steps = append(s.steps, step{...})), each filled field by field; ok
+// is false when it is set to anything else.
+func containerArrays(container *types.Var, vals []ssa.Value) (arrays []*ssa.Alloc, ok bool) {
+	for _, v := range vals {
+		if call, isCall := v.(*ssa.Call); isCall {
+			b, isBuiltin := call.Call.Value.(*ssa.Builtin)
+			if !isBuiltin || b.Name() != "append" || len(call.Call.Args) != 2 || !ownLoad(call.Call.Args[0], container) {
+				return nil, false
+			}
+			v = call.Call.Args[1]
+		}
+		sl, isSlice := v.(*ssa.Slice)
+		if !isSlice {
+			return nil, false
+		}
+		arr, isAlloc := sl.X.(*ssa.Alloc)
+		if !isAlloc || !fieldwise(arr) {
+			return nil, false
+		}
+		arrays = append(arrays, arr)
+	}
+	return arrays, len(arrays) > 0
+}
+
+// ownLoad reports whether v is the container's own value (the slice an
+// append extends), or nil.
+func ownLoad(v ssa.Value, container *types.Var) bool {
+	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
+		return true
+	}
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return false
+	}
+	fa, ok := load.X.(*ssa.FieldAddr)
+	return ok && fieldVar(fa.X.Type(), fa.Field) == container
 }
 
 // elementSlot returns the element of an array literal that the struct at
@@ -258,7 +312,11 @@ func fieldwise(arr *ssa.Alloc) bool {
 			if !ok || load.Op != token.MUL {
 				return false
 			}
-			if local, ok := load.X.(*ssa.Alloc); !ok || local.Heap {
+			local, ok := load.X.(*ssa.Alloc)
+			if !ok {
+				return false
+			}
+			if a, _, ok := elementSlot(local); !ok || a != arr {
 				return false
 			}
 		}
@@ -406,7 +464,7 @@ func arrayLen(a *ssa.Alloc) int64 {
 func (fa *fnAnalysis) fieldCall(site ssa.Instruction, c *ssa.CallCommon, st *state) bool {
 	var (
 		f    *types.Var
-		elem ssa.Value // the element the struct is, when it is one of a slice
+		elem ssa.Value // where the struct is, when it is one of a slice
 	)
 	switch src := funcSource(c.Value).(type) {
 	case *ssa.FieldAddr: // s.steps[i].undo: a load through the field's address
@@ -428,11 +486,18 @@ func (fa *fnAnalysis) fieldCall(site ssa.Instruction, c *ssa.CallCommon, st *sta
 	if len(all) == 0 {
 		return false
 	}
+	// The candidates: the functions of the container's elements when the
+	// struct is one of them, else all the field holds.
+	cands, unknown := all, ff.unknown[f]
+	container, index := sliceElement(elem)
+	if m, ok := ff.members[fieldKey{container, f}]; ok {
+		cands, unknown = m.fns, !m.known
+	}
 	// The candidates that take locks, by their index in all (their scope).
 	var locking []int
-	for i, fn := range all {
+	for _, fn := range cands {
 		if !fa.a.summaryOf(fn).Empty() {
-			locking = append(locking, i)
+			locking = append(locking, slices.Index(all, fn))
 		}
 	}
 	if len(locking) == 0 || len(locking) > maxFieldFuncs {
@@ -441,7 +506,7 @@ func (fa *fnAnalysis) fieldCall(site ssa.Instruction, c *ssa.CallCommon, st *sta
 	if fa.ranHere(site, st) {
 		return true // the loop's back edge: its calls were applied already
 	}
-	if seq, ok := fa.fieldSequence(ff, f, elem, c); ok {
+	if seq, ok := fieldSequence(ff.ordered[fieldKey{container, f}], index, c); ok {
 		for _, fn := range seq {
 			if fn != nil {
 				fa.applyFieldFunc(site, slices.Index(all, fn), fn, c, st)
@@ -450,7 +515,7 @@ func (fa *fnAnalysis) fieldCall(site ssa.Instruction, c *ssa.CallCommon, st *sta
 		return true
 	}
 	var out *state
-	if len(locking) < len(all) || ff.unknown[f] {
+	if len(locking) < len(cands) || unknown {
 		// A candidate that takes no lock, or one the analysis cannot
 		// name: a path on which the call changes nothing.
 		out = st.clone()
@@ -468,14 +533,12 @@ func (fa *fnAnalysis) fieldCall(site ssa.Instruction, c *ssa.CallCommon, st *sta
 	return true
 }
 
-// fieldSequence returns the functions a call through field f of elem runs,
-// in order, when elem is an element of an ordered slice (see above): the
-// one element of a constant index, or all of them, forward or backward, for
-// an index that a loop steps by one.
-func (fa *fnAnalysis) fieldSequence(ff *fieldFuncs, f *types.Var, elem ssa.Value, c *ssa.CallCommon) ([]*ssa.Function, bool) {
+// sliceElement resolves the struct at elem as an element of a slice held
+// in a struct field: the container field and the element's index, through
+// a range's local copy of the element (for _, st := range s.steps) that
+// is not written field by field.
+func sliceElement(elem ssa.Value) (*types.Var, ssa.Value) {
 	if local, ok := elem.(*ssa.Alloc); ok {
-		// The range's element variable: a local copy of the element
-		// (for _, st := range s.steps), not written field by field.
 		elem = nil
 		if st := onlyStore(local, nil); st != nil && !writesFields(local) {
 			if load, ok := st.Val.(*ssa.UnOp); ok && load.Op == token.MUL {
@@ -485,33 +548,40 @@ func (fa *fnAnalysis) fieldSequence(ff *fieldFuncs, f *types.Var, elem ssa.Value
 	}
 	ia, ok := elem.(*ssa.IndexAddr)
 	if !ok {
-		return nil, false
+		return nil, nil
 	}
 	load, ok := ia.X.(*ssa.UnOp)
 	if !ok || load.Op != token.MUL {
-		return nil, false
+		return nil, nil
 	}
 	caddr, ok := load.X.(*ssa.FieldAddr)
 	if !ok {
+		return nil, nil
+	}
+	return fieldVar(caddr.X.Type(), caddr.Field), ia.Index
+}
+
+// fieldSequence returns the functions a call at element index of an
+// ordered slice seq runs, in order (see above): the one element of a
+// constant index, or all of them, forward or backward, for an index that a
+// loop steps by one while the call's arguments stay the same.
+func fieldSequence(seq []*ssa.Function, index ssa.Value, c *ssa.CallCommon) ([]*ssa.Function, bool) {
+	if seq == nil || index == nil {
 		return nil, false
 	}
-	seq, ok := ff.ordered[fieldKey{fieldVar(caddr.X.Type(), caddr.Field), f}]
-	if !ok {
-		return nil, false
-	}
-	if k, isConst := constIndex(ia.Index); isConst {
+	if k, isConst := constIndex(index); isConst {
 		if k < 0 || k >= int64(len(seq)) {
 			return nil, false
 		}
 		return seq[k : k+1], true
 	}
-	header := loopHeader(ia.Index)
+	header := loopHeader(index)
 	if header == nil || !invariant(c.Args, header) {
 		// Each round passes other values (a transaction begun for
 		// each step): the steps hold nothing of each other's.
 		return nil, false
 	}
-	switch loopStep(ia.Index) {
+	switch loopStep(index) {
 	case 1:
 		return seq, true
 	case -1:
