@@ -114,6 +114,13 @@ func (a *Analysis) fieldFuncs(pkg *ssa.Package) *fieldFuncs {
 		return ff
 	}
 	funcs := packageFunctions(pkg)
+	var index *callIndex
+	calls := func() *callIndex { // built once, where a constructor's parameter is stored
+		if index == nil {
+			index = indexCalls(funcs)
+		}
+		return index
+	}
 	slots := map[*types.Var][]slot{}
 	containers := map[*types.Var][]ssa.Value{} // values stored into fields of slice type
 	for _, fn := range funcs {
@@ -141,7 +148,7 @@ func (a *Analysis) fieldFuncs(pkg *ssa.Package) *fieldFuncs {
 				if c, ok := st.Val.(*ssa.Const); ok && c.IsNil() {
 					continue
 				}
-				fns, known := storedFuncs(st.Val, funcs)
+				fns, known := storedFuncs(st.Val, calls)
 				if !known {
 					ff.unknown[f] = true
 				}
@@ -363,7 +370,7 @@ func packageFunctions(pkg *ssa.Package) []*ssa.Function {
 // or closure it is (a method value's wrapper), or, for a parameter of an
 // unexported function of the package (newStep(do, undo)), the functions
 // its calls pass there. known is false when some of it cannot be named.
-func storedFuncs(v ssa.Value, funcs []*ssa.Function) (fns []*ssa.Function, known bool) {
+func storedFuncs(v ssa.Value, calls func() *callIndex) (fns []*ssa.Function, known bool) {
 	if fn, _ := funcValue(v); fn != nil {
 		return []*ssa.Function{fn}, true
 	}
@@ -375,56 +382,74 @@ func storedFuncs(v ssa.Value, funcs []*ssa.Function) (fns []*ssa.Function, known
 	if obj := owner.Object(); obj == nil || obj.Exported() {
 		return nil, false // callers elsewhere pass what they like
 	}
+	idx := calls()
+	if idx.escapes[owner] {
+		return nil, false // a value of the function: calls the index does not see
+	}
 	i := slices.Index(owner.Params, p)
 	known = true
-	for _, fn := range funcs {
-		for _, b := range fn.Blocks {
-			for _, instr := range b.Instrs {
-				call, ok := instr.(ssa.CallInstruction)
-				if !ok {
-					continue
-				}
-				c := call.Common()
-				if c.StaticCallee() != owner {
-					if refersTo(instr, owner) {
-						known = false // a value of the function: calls elsewhere
-					}
-					continue
-				}
-				j := i
-				if c.Signature().Recv() == nil && owner.Signature.Recv() != nil {
-					j-- // a method expression's receiver is its first argument
-				}
-				if j < 0 || j >= len(c.Args) {
-					known = false
-					continue
-				}
-				fn, _ := funcValue(c.Args[j])
-				if fn == nil {
-					known = false
-					continue
-				}
-				if !slices.Contains(fns, fn) {
-					fns = append(fns, fn)
-				}
-			}
+	for _, c := range idx.calls[owner] {
+		if i >= len(c.Args) {
+			known = false
+			continue
+		}
+		fn, _ := funcValue(c.Args[i])
+		if fn == nil {
+			known = false
+			continue
+		}
+		if !slices.Contains(fns, fn) {
+			fns = append(fns, fn)
 		}
 	}
 	return fns, known
 }
 
-// refersTo reports whether instr uses fn as a value other than as the
-// function it calls.
-func refersTo(instr ssa.Instruction, fn *ssa.Function) bool {
-	for i, op := range instr.Operands(nil) {
-		if call, ok := instr.(ssa.CallInstruction); ok && i == 0 && call.Common().Value == fn {
-			continue
-		}
-		if op != nil && *op == fn {
-			return true
+// callIndex lists the static calls of each function of a package, and the
+// functions used otherwise (as values: passed, stored, or bound as method
+// values), whose calls it cannot list.
+type callIndex struct {
+	calls   map[*ssa.Function][]*ssa.CallCommon
+	escapes map[*ssa.Function]bool
+}
+
+// indexCalls builds the call index of funcs.
+func indexCalls(funcs []*ssa.Function) *callIndex {
+	idx := &callIndex{calls: map[*ssa.Function][]*ssa.CallCommon{}, escapes: map[*ssa.Function]bool{}}
+	for _, fn := range funcs {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if mc, ok := instr.(*ssa.MakeClosure); ok {
+					// A method value (o.newStep) binds a wrapper
+					// that calls the method.
+					if w, ok := mc.Fn.(*ssa.Function); ok && w.Synthetic != "" {
+						if m, ok := w.Object().(*types.Func); ok {
+							if f := fn.Prog.FuncValue(m); f != nil {
+								idx.escapes[f] = true
+							}
+						}
+					}
+				}
+				var callee ssa.Value
+				if call, ok := instr.(ssa.CallInstruction); ok {
+					c := call.Common()
+					if f := c.StaticCallee(); f != nil && c.Value == f {
+						idx.calls[f] = append(idx.calls[f], c)
+						callee = f
+					}
+				}
+				for _, op := range instr.Operands(nil) {
+					if op == nil || *op == callee {
+						continue
+					}
+					if f, ok := (*op).(*ssa.Function); ok {
+						idx.escapes[f] = true
+					}
+				}
+			}
 		}
 	}
-	return false
+	return idx
 }
 
 // fieldVar returns field i of the struct type t points to or is.
