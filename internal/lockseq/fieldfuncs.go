@@ -16,8 +16,9 @@ import (
 // A saga keeps its steps as a slice of structs of function values
 // ([]step{{do: s.holdSeat, undo: s.releaseSeat}, ...}, filled in a
 // constructor) and runs st.do(ctx, tx) in a forward loop, s.steps[i].undo(
-// ctx, tx) in a backward one; a hook table, a strategy struct or a map of
-// handlers do the same. Such a call names no function: it runs whatever the
+// ctx, tx) in a backward one; a hook table, a strategy struct, a map of
+// handlers or a slice of stage functions (p.stages[i](ctx, tx)) do the
+// same. Such a call names no function: it runs whatever the
 // program stored into that field. The candidates are the functions the
 // package stores into the field anywhere (a composite literal, an
 // assignment, a constructor's parameter bound at each of its calls), the
@@ -130,6 +131,18 @@ func (a *Analysis) fieldFuncs(pkg *ssa.Package) *fieldFuncs {
 				if !ok {
 					continue
 				}
+				if ia, ok := st.Addr.(*ssa.IndexAddr); ok && isFuncType(st.Val.Type()) {
+					// An element of a slice literal of functions
+					// ([]func(...){a, b}, or append(s.hooks, f)):
+					// the slot of no field (nil).
+					arr, isAlloc := ia.X.(*ssa.Alloc)
+					k, isConst := constIndex(ia.Index)
+					if isAlloc && isConst {
+						fns, known := storedFuncs(st.Val, calls)
+						slots[nil] = append(slots[nil], slot{arr, k, fns, known})
+					}
+					continue
+				}
 				addr, ok := st.Addr.(*ssa.FieldAddr)
 				if !ok {
 					continue
@@ -142,7 +155,7 @@ func (a *Analysis) fieldFuncs(pkg *ssa.Package) *fieldFuncs {
 					containers[f] = append(containers[f], st.Val)
 					continue
 				}
-				if _, isFunc := f.Type().Underlying().(*types.Signature); !isFunc {
+				if !isFuncType(f.Type()) {
 					continue
 				}
 				if c, ok := st.Val.(*ssa.Const); ok && c.IsNil() {
@@ -302,6 +315,12 @@ func elementSlot(addr ssa.Value) (*ssa.Alloc, int64, bool) {
 // through a local literal copied in), not stored whole from elsewhere
 // ([]step{mkStep(f)}), whose fields the index does not see.
 func fieldwise(arr *ssa.Alloc) bool {
+	funcs := false
+	if p, ok := arr.Type().Underlying().(*types.Pointer); ok {
+		if a, ok := p.Elem().Underlying().(*types.Array); ok {
+			funcs = isFuncType(a.Elem())
+		}
+	}
 	for _, r := range *arr.Referrers() {
 		ia, ok := r.(*ssa.IndexAddr)
 		if !ok {
@@ -312,8 +331,8 @@ func fieldwise(arr *ssa.Alloc) bool {
 		}
 		for _, u := range *ia.Referrers() {
 			st, ok := u.(*ssa.Store)
-			if !ok || st.Addr != ia {
-				continue
+			if !ok || st.Addr != ia || funcs {
+				continue // a function element is its own slot
 			}
 			load, ok := st.Val.(*ssa.UnOp)
 			if !ok || load.Op != token.MUL {
@@ -452,6 +471,12 @@ func indexCalls(funcs []*ssa.Function) *callIndex {
 	return idx
 }
 
+// isFuncType reports whether t is a function type.
+func isFuncType(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Signature)
+	return ok
+}
+
 // fieldVar returns field i of the struct type t points to or is.
 func fieldVar(t types.Type, i int) *types.Var {
 	s := structOf(t)
@@ -500,22 +525,31 @@ func (fa *fnAnalysis) fieldCall(site ssa.Instruction, c *ssa.CallCommon, st *sta
 		if load, ok := src.X.(*ssa.UnOp); ok && load.Op == token.MUL {
 			elem = load.X
 		}
+	case *ssa.IndexAddr: // s.hooks[i](...), h(...) in a range over s.hooks
+		elem = src // the function is the element: no field (nil)
 	default:
 		return false
 	}
-	if f == nil || fa.fn.Pkg == nil || f.Pkg() != fa.fn.Pkg.Pkg {
+	if fa.fn.Pkg == nil || f != nil && f.Pkg() != fa.fn.Pkg.Pkg {
 		return false
 	}
 	ff := fa.a.fieldFuncs(fa.fn.Pkg)
-	all := ff.any[f]
+	// The candidates: the functions of the container's elements when the
+	// struct (or function) is one of them, else all the field holds.
+	all, unknown := ff.any[f], ff.unknown[f]
+	container, index := sliceElement(elem)
+	m, isMember := ff.members[fieldKey{container, f}]
+	if f == nil {
+		if !isMember || container.Pkg() != fa.fn.Pkg.Pkg {
+			return false
+		}
+		all = m.fns // a slice of functions: its own list names them
+	}
 	if len(all) == 0 {
 		return false
 	}
-	// The candidates: the functions of the container's elements when the
-	// struct is one of them, else all the field holds.
-	cands, unknown := all, ff.unknown[f]
-	container, index := sliceElement(elem)
-	if m, ok := ff.members[fieldKey{container, f}]; ok {
+	cands := all
+	if isMember {
 		cands, unknown = m.fns, !m.known
 	}
 	// The candidates that take locks, by their index in all (their scope).

@@ -1,4 +1,4 @@
-package funcfields // want package:"sql=true edges=64"
+package funcfields // want package:"sql=true edges=74"
 
 import (
 	"context"

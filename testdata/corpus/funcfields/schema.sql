@@ -25,3 +25,7 @@ CREATE TABLE payments (id bigint PRIMARY KEY, state text NOT NULL DEFAULT 'new')
 INSERT INTO payments VALUES (1, 'new');
 CREATE TABLE wallets (id bigint PRIMARY KEY, balance bigint NOT NULL DEFAULT 0);
 INSERT INTO wallets VALUES (1, 0);
+CREATE TABLE carts (id bigint PRIMARY KEY, state text NOT NULL DEFAULT 'open');
+INSERT INTO carts VALUES (1, 'open');
+CREATE TABLE coupons (id bigint PRIMARY KEY, used int NOT NULL DEFAULT 0);
+INSERT INTO coupons VALUES (1, 0);
