@@ -170,7 +170,18 @@ func Leaks(leaks []lockseq.Leak, fset *token.FileSet, pkg string, o Options) []F
 			if len(l.Path) > 0 {
 				taken = l.Path[len(l.Path)-1].Pos
 			}
-			f.Category, f.Message = report.CategoryLeak, report.ReturnedMessage(l.Lock, taken, o.report())
+			// A release a called function makes: reported at the
+			// release where it is in this function's body (a
+			// deferred closure), else at the call, naming it.
+			var released lockgraph.Frame
+			if l.At.IsValid() {
+				f.Pos = l.At
+			} else if len(l.Release) > 0 {
+				released = l.Release[len(l.Release)-1]
+				f.Related = append(f.Related, report.Related{Pos: released.Pos,
+					Message: fmt.Sprintf("gives the connection back: %s (in %s)", released.What, released.Func)})
+			}
+			f.Category, f.Message = report.CategoryLeak, report.ReturnedMessage(l.Lock, taken, released, o.report())
 		} else {
 			f.Category, f.Message = report.CategoryPoolAdvisor, report.LeakMessage(l.Lock)
 		}

@@ -61,9 +61,16 @@ type Leak struct {
 	Lock lockgraph.Lock
 	Path []lockgraph.Frame
 	// Returned is set when the lock may still be held as its connection
-	// goes back to the pool (Pos is the release); otherwise the lock was
-	// taken on a pool in the first place (Pos is the statement).
+	// goes back to the pool (Pos is the release, or the call of the
+	// function that makes it); otherwise the lock was taken on a pool in
+	// the first place (Pos is the statement).
 	Returned bool
+	// Release is the path from Pos to the release a called function
+	// makes (nil: Pos is the release), and At, when valid, the release's
+	// own position where it is in the function's body (a deferred
+	// closure's conn.Close()): the report is made there.
+	Release []lockgraph.Frame
+	At      token.Position
 }
 
 // Analysis computes summaries and edges for the functions of one package.
@@ -129,6 +136,9 @@ type Analysis struct {
 	// instances are the closures returned by factory calls that were
 	// analysed as roots of their own (factory.go).
 	instances map[instanceKey]bool
+	// fieldFns indexes the function values the package stores into
+	// struct fields (fieldfuncs.go).
+	fieldFns *fieldFuncs
 }
 
 // New returns an analysis for one package.

@@ -116,21 +116,20 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 	}
 	for _, r := range sum.Releases {
 		h := fa.mapHandle(Handle{Ref: r.Ref, Conn: r.Ref}, site, scope, bind)
-		if r.Conn {
-			fa.releaseConn(site, h, r.Pooled, st)
-		} else {
+		if !r.Conn {
 			fa.endTx(h, st)
+			continue
 		}
+		// What the callee surely unlocked before it gave the
+		// connection back is off before the release; its other
+		// unlocks are applied after it, where they come too late.
+		for _, u := range r.Unlocked {
+			fa.applyUnlock(site, scope, u, args, bind, st)
+		}
+		fa.releaseConn(site, h, r.Pooled, st, fa.releasePath(site, r.At), bodyClosure(site, fa.fn))
 	}
 	for _, u := range sum.Unlocks {
-		h := fa.mapHandle(Handle{Ref: u.Conn, Conn: u.Conn}, site, scope, bind)
-		// An unlock of a key unknown before run time (AdvisorySite with
-		// no site) stays one; any other key is bound like a lock's.
-		class := u.Class
-		if class.Kind != lockgraph.AdvisorySite {
-			class = fa.bindClass(class, args)
-		}
-		fa.unlock(h, class, st)
+		fa.applyUnlock(site, scope, u, args, bind, st)
 	}
 	for _, i := range sum.Exit {
 		if i < len(mapped) && fa.events[mapped[i]].Hold != HoldNone {
@@ -155,6 +154,42 @@ func (fa *fnAnalysis) gatedHere(h, w int, mapped []int, st *state) bool {
 		}
 	}
 	return false
+}
+
+// applyUnlock applies a callee's unlock u at a call site.
+func (fa *fnAnalysis) applyUnlock(site ssa.Instruction, scope string, u Unlock, args []ssa.Value, bind binder, st *state) {
+	h := fa.mapHandle(Handle{Ref: u.Conn, Conn: u.Conn}, site, scope, bind)
+	// An unlock of a key unknown before run time (AdvisorySite with
+	// no site) stays one; any other key is bound like a lock's.
+	class := u.Class
+	if class.Kind != lockgraph.AdvisorySite {
+		class = fa.bindClass(class, args)
+	}
+	fa.unlock(h, class, st)
+}
+
+// releasePath is the path from this call site to a callee's release at
+// (Release.At), bounded as events' paths are.
+func (fa *fnAnalysis) releasePath(site ssa.Instruction, at []lockgraph.Frame) []lockgraph.Frame {
+	if len(at) == 0 {
+		return nil
+	}
+	out := append([]lockgraph.Frame{fa.frame(site.Pos(), "calls "+at[0].Func)}, at...)
+	if len(out) > maxPathDepth {
+		out = append(out[:maxPathDepth-1:maxPathDepth-1], out[len(out)-1])
+	}
+	return out
+}
+
+// bodyClosure reports whether the call site calls a closure written in
+// fn's own body (defer func() { ... }()): what it does is in fn's file.
+func bodyClosure(site ssa.Instruction, fn *ssa.Function) bool {
+	call, ok := site.(ssa.CallInstruction)
+	if !ok {
+		return false
+	}
+	callee := call.Common().StaticCallee()
+	return callee != nil && callee.Parent() == fn
 }
 
 // mapEvent creates (once) the caller's copy of callee event i.

@@ -16,20 +16,26 @@ import (
 )
 
 // state is what is true at one program point: the events whose locks may
-// be held, those surely held (on every path to the point), and the
-// connections with a transaction begun in SQL text.
+// be held, those surely held (on every path to the point), the
+// connections with a transaction begun in SQL text, and the session locks
+// of the caller's connections surely unlocked on the way (unlocked).
 type state struct {
 	held  map[int]bool
 	must  map[int]bool
 	sqlTx map[Ref]bool
+	// unlocked are the unlocks made on connections that outlive the
+	// function (a parameter's, a captured one's) on every path to the
+	// point: a release of such a connection after them gives back a
+	// connection the caller's lock is already off (Release.Unlocked).
+	unlocked map[Unlock]bool
 }
 
 func newState() *state {
-	return &state{held: map[int]bool{}, must: map[int]bool{}, sqlTx: map[Ref]bool{}}
+	return &state{held: map[int]bool{}, must: map[int]bool{}, sqlTx: map[Ref]bool{}, unlocked: map[Unlock]bool{}}
 }
 
 func (s *state) clone() *state {
-	return &state{held: maps.Clone(s.held), must: maps.Clone(s.must), sqlTx: maps.Clone(s.sqlTx)}
+	return &state{held: maps.Clone(s.held), must: maps.Clone(s.must), sqlTx: maps.Clone(s.sqlTx), unlocked: maps.Clone(s.unlocked)}
 }
 
 // hold marks event ev as held; surely is set when it is held on this path
@@ -65,6 +71,12 @@ func (s *state) join(o *state) bool {
 	for k := range o.sqlTx {
 		if !s.sqlTx[k] {
 			s.sqlTx[k], changed = true, true
+		}
+	}
+	for k := range s.unlocked {
+		if !o.unlocked[k] {
+			delete(s.unlocked, k)
+			changed = true
 		}
 	}
 	return changed
@@ -429,7 +441,7 @@ func (fa *fnAnalysis) call(site ssa.Instruction, c *ssa.CallCommon, st *state) {
 			fa.endTx(fa.handleOf(op.Recv), st)
 		}
 	case sqlsite.Release:
-		fa.releaseConn(site, fa.handleOf(op.Recv), op.Pooled, st)
+		fa.releaseConn(site, fa.handleOf(op.Recv), op.Pooled, st, nil, false)
 	case sqlsite.SendBatch:
 		fa.sendBatch(site, fa.handleOf(op.Recv), op.Args[op.Batch], st)
 	case sqlsite.StmtRun:
@@ -473,7 +485,9 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	}
 	callee, bindings := funcValue(c.Value)
 	if callee == nil {
-		fa.callReturned(site, c, st) // a closure a factory returned (factory.go)
+		if !fa.fieldCall(site, c, st) { // a function kept in a struct field (fieldfuncs.go)
+			fa.callReturned(site, c, st) // a closure a factory returned (factory.go)
+		}
 		return
 	}
 	sum := fa.a.summaryOf(callee)
@@ -728,17 +742,34 @@ func (fa *fnAnalysis) finish(exit, okExit *state) {
 		fa.sum.Events = append(fa.sum.Events, *e)
 	}
 	fa.sum.Tries = fa.tryResults()
-	for r := range fa.releases {
-		fa.sum.Releases = append(fa.sum.Releases, r)
+	for _, r := range fa.releases {
+		slices.SortFunc(r.Unlocked, compareUnlocks)
+		fa.sum.Releases = append(fa.sum.Releases, *r)
 	}
-	slices.SortFunc(fa.sum.Releases, func(a, b Release) int { return strings.Compare(string(a.Ref), string(b.Ref)) })
+	slices.SortFunc(fa.sum.Releases, func(a, b Release) int {
+		return cmp.Or(strings.Compare(string(a.Ref), string(b.Ref)), cmpBool(a.Conn, b.Conn), cmpBool(a.Pooled, b.Pooled))
+	})
 	for u := range fa.unlocks {
 		fa.sum.Unlocks = append(fa.sum.Unlocks, u)
 	}
-	slices.SortFunc(fa.sum.Unlocks, func(a, b Unlock) int {
-		return cmp.Or(strings.Compare(string(a.Conn), string(b.Conn)), lockgraph.CompareClasses(a.Class, b.Class))
-	})
+	slices.SortFunc(fa.sum.Unlocks, compareUnlocks)
 	fa.compact()
+}
+
+// compareUnlocks orders unlocks by connection, then class.
+func compareUnlocks(a, b Unlock) int {
+	return cmp.Or(strings.Compare(string(a.Conn), string(b.Conn)), lockgraph.CompareClasses(a.Class, b.Class))
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // escapes reports whether a handle outlives the function: a parameter's or a

@@ -6,8 +6,11 @@ package lockseq
 // release (each reported once), and its try-locks, whose grant the function
 // learns from a result it tests (trylock.go).
 type sessionLocks struct {
-	unlocks  map[Unlock]bool
-	releases map[Release]bool
+	unlocks map[Unlock]bool
+	// releases are the releases of handles that outlive the function,
+	// by handle (Release.Unlocked and Release.At joined over every
+	// point that releases it).
+	releases map[releaseKey]*Release
 	// leaks are the events of session locks taken on a pool, reported.
 	leaks map[int]bool
 	// returned are the session locks reported as leaked at a release,
@@ -21,9 +24,15 @@ type sessionLocks struct {
 func newSessionLocks() sessionLocks {
 	return sessionLocks{
 		unlocks:  map[Unlock]bool{},
-		releases: map[Release]bool{},
+		releases: map[releaseKey]*Release{},
 		leaks:    map[int]bool{},
 		returned: map[[2]int]bool{},
 		tries:    map[int]tryRef{},
 	}
+}
+
+// releaseKey names a release of a summary: the handle, and how it ends.
+type releaseKey struct {
+	ref          Ref
+	conn, pooled bool
 }

@@ -641,7 +641,7 @@ func (fa *fnAnalysis) endTx(h Handle, st *state) {
 		}
 	}
 	if escapes(h.Ref) {
-		fa.releases[Release{Ref: h.Ref}] = true
+		fa.recordRelease(releaseKey{ref: h.Ref}, nil, nil)
 	}
 }
 
@@ -662,8 +662,12 @@ func (fa *fnAnalysis) endSQLTx(h Handle, st *state) {
 //
 // A connection given back to a pool (pooled) keeps its session: a session
 // advisory lock still held then stays with whoever gets the connection
-// next, and is reported as a leak at site.
-func (fa *fnAnalysis) releaseConn(site ssa.Instruction, h Handle, pooled bool, st *state) {
+// next, and is reported as a leak at site. at is the path to the release
+// when a callee makes it (Release.At; nil for the function's own), and
+// at is set when that callee is a closure of this function's body (a
+// deferred func literal): the leak is reported at the release itself,
+// in the closure, rather than at the call.
+func (fa *fnAnalysis) releaseConn(site ssa.Instruction, h Handle, pooled bool, st *state, at []lockgraph.Frame, here bool) {
 	for _, i := range sortedKeys(st.held) {
 		e := fa.events[i]
 		if !sameConn(e.Conn, h.Conn) {
@@ -673,14 +677,47 @@ func (fa *fnAnalysis) releaseConn(site ssa.Instruction, h Handle, pooled bool, s
 			fa.returned[[2]int{i, fa.instrID(site)}] = true
 			l := e.Lock
 			l.Class = l.Class.Concrete()
-			fa.a.Leaks = append(fa.a.Leaks, Leak{Pos: site.Pos(), Lock: l, Path: e.Path, Returned: true})
+			leak := Leak{Pos: site.Pos(), Lock: l, Path: e.Path, Returned: true, Release: at}
+			if here && len(at) > 0 {
+				leak.At = at[len(at)-1].Pos
+			}
+			fa.a.Leaks = append(fa.a.Leaks, leak)
 		}
 		st.drop(i)
 	}
 	delete(st.sqlTx, h.Conn)
 	if escapes(h.Conn) {
-		fa.releases[Release{Ref: h.Conn, Conn: true, Pooled: pooled}] = true
+		if len(at) == 0 {
+			at = []lockgraph.Frame{fa.frame(site.Pos(), "releases the connection")}
+		}
+		fa.recordRelease(releaseKey{ref: h.Conn, conn: true, pooled: pooled}, at, st)
 	}
+}
+
+// recordRelease records, for the summary, a release of a handle that
+// outlives the function, made at the end of path at with st's unlocks
+// behind it (nil: none counted). Each release point met narrows the
+// unlocks made before every one of them; the path kept is that of a point
+// with the fewest, where a lock the caller holds is likeliest still held.
+func (fa *fnAnalysis) recordRelease(k releaseKey, at []lockgraph.Frame, st *state) {
+	var unlocked []Unlock
+	if st != nil {
+		for u := range st.unlocked {
+			if u.Conn == k.ref {
+				unlocked = append(unlocked, u)
+			}
+		}
+	}
+	r, seen := fa.releases[k]
+	if !seen {
+		fa.releases[k] = &Release{Ref: k.ref, Conn: k.conn, Pooled: k.pooled, Unlocked: unlocked, At: at}
+		return
+	}
+	kept := slices.DeleteFunc(r.Unlocked, func(u Unlock) bool { return !slices.Contains(unlocked, u) })
+	if len(kept) < len(r.Unlocked) || len(r.At) == 0 {
+		r.At = at
+	}
+	r.Unlocked = kept
 }
 
 // unlock releases session advisory locks of class on h's connection; an
@@ -704,7 +741,9 @@ func (fa *fnAnalysis) unlock(h Handle, class lockgraph.Class, st *state) {
 			// means nothing there.
 			class = lockgraph.AdvisoryAt("")
 		}
-		fa.unlocks[Unlock{Conn: h.Conn, Class: class}] = true
+		u := Unlock{Conn: h.Conn, Class: class}
+		fa.unlocks[u] = true
+		st.unlocked[u] = true
 	}
 }
 

@@ -241,6 +241,18 @@ type Release struct {
 	// Pooled is set when the connection goes back to a pool, its session
 	// (and session advisory locks) going on.
 	Pooled bool
+	// Unlocked lists the unlocks the function makes on the connection
+	// before it gives it back, on every path to every such release: a
+	// deferred closure that unlocks, then closes (defer func() {
+	// unlock; conn.Close() }()) gives back a connection the caller's
+	// lock is already off. The function's other unlocks (Summary.Unlocks)
+	// may come after the release, where they are too late.
+	Unlocked []Unlock
+	// At is the path to the release, from the function's own frame: a
+	// leak found where a caller applies the release is reported there.
+	// Where the function releases the connection at several points, the
+	// one with the fewest unlocks before it.
+	At []lockgraph.Frame
 }
 
 // Summary is what a function does with locks, in terms its callers can map

@@ -292,12 +292,24 @@ func LeakMessage(l lockgraph.Lock) string {
 }
 
 // ReturnedMessage is the message for a session advisory lock that may still
-// be held when its connection goes back to the pool.
-func ReturnedMessage(l lockgraph.Lock, takenAt token.Position, o Options) string {
-	return fmt.Sprintf("session-level %s, taken at %s, may still be held here, where the connection goes back to "+
+// be held when its connection goes back to the pool. released is the
+// release when a function called at the finding's position makes it (its
+// zero value: the finding is at the release).
+func ReturnedMessage(l lockgraph.Lock, takenAt token.Position, released lockgraph.Frame, o Options) string {
+	// A lock whose key is known only at run time is named after the
+	// place that takes it: said once, not as its class and again.
+	lock := fmt.Sprintf("%s, taken at %s,", l.Class.Describe(), o.pos(takenAt))
+	if l.Class.Kind == lockgraph.AdvisorySite {
+		lock = "advisory lock taken at " + o.pos(takenAt)
+	}
+	where := "here"
+	if released.Pos.IsValid() {
+		where = fmt.Sprintf("at %s (in %s, called here)", o.pos(released.Pos), released.Func)
+	}
+	return fmt.Sprintf("session-level %s may still be held %s, where the connection goes back to "+
 		"the pool: returning a connection does not end its session, so the lock stays with whoever gets the "+
 		"connection next and is never unlocked; unlock it on every path (defer the unlock right after taking it), "+
-		"or use pg_advisory_xact_lock inside a transaction", l.Class.Describe(), o.pos(takenAt))
+		"or use pg_advisory_xact_lock inside a transaction", lock, where)
 }
 
 // Related is a position a finding refers to besides its own: one step of
