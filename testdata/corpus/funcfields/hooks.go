@@ -1,4 +1,4 @@
-package funcfields // want package:"sql=true edges=74"
+package funcfields // want package:"sql=true edges=78"
 
 import (
 	"context"
