@@ -47,6 +47,11 @@ type Cycle struct {
 	// them, sorted.
 	Followers     int
 	FollowerFuncs []string
+	// Breakers names, sorted, the other functions that take the
+	// breaker's two locks in the breaker's order (the same step of the
+	// cycle, another witness): they go against the same order, and each
+	// must change too.
+	Breakers []string
 	// Group is the index of the step the cycle is reported by: its
 	// breaker, or, without a majority among its own paths, the step that
 	// goes against the order the whole program keeps. Cycles with the same
@@ -416,6 +421,16 @@ func (c *Cycle) fold(other *Cycle) {
 		return
 	}
 	breaker := c.Steps[c.Breaker].Func
+	if other.Breaker >= 0 {
+		// Another function against the order, or the same step's
+		// other witnesses, named with this report's breaker.
+		for _, f := range append([]string{other.Steps[other.Breaker].Func}, other.Breakers...) {
+			if f != breaker && !slices.Contains(c.Breakers, f) && !slices.Contains(c.FollowerFuncs, f) {
+				c.Breakers = append(c.Breakers, f)
+			}
+		}
+		slices.Sort(c.Breakers)
+	}
 	for _, f := range other.otherFuncs() {
 		if f != breaker && !slices.Contains(c.FollowerFuncs, f) {
 			c.FollowerFuncs = append(c.FollowerFuncs, f)
@@ -590,6 +605,14 @@ func (g *Graph) emit(path []Class, seen map[string]bool, out *[]*Cycle) {
 	// without it is what to change, whatever the majority says.
 	if k, gate, ok := missingGate(c.Steps, g.touches); ok {
 		c.Breaker, c.MissingGate = k, &gate
+	}
+	if c.Breaker >= 0 {
+		for _, e := range cands[c.Breaker] {
+			if e.Func != c.Steps[c.Breaker].Func && !slices.Contains(c.Breakers, e.Func) {
+				c.Breakers = append(c.Breakers, e.Func)
+			}
+		}
+		slices.Sort(c.Breakers)
 	}
 	*out = append(*out, c)
 }

@@ -82,6 +82,9 @@ func Message(c *lockgraph.Cycle, o Options) string {
 	if others := hiddenFollowers(c); len(others) > 0 {
 		fmt.Fprintf(&b, "\n  also in that order: %s", nameList(others, maxNames))
 	}
+	if others := hiddenBreakers(c); len(others) > 0 {
+		fmt.Fprintf(&b, "\n  also against that order: %s", nameList(others, maxNames))
+	}
 	b.WriteString("\n  fix: ")
 	b.WriteString(fix(c))
 	if len(c.Also) > 0 {
@@ -114,6 +117,19 @@ func hiddenFollowers(c *lockgraph.Cycle) []string {
 	}
 	var out []string
 	for _, f := range c.FollowerFuncs {
+		if !slices.ContainsFunc(c.Steps, func(s *lockgraph.Edge) bool { return s.Func == f }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hiddenBreakers returns the other functions that go against the order
+// the way the breaker does (lockgraph.Cycle.Breakers) and are not among the
+// cycle's paths: each is to change too.
+func hiddenBreakers(c *lockgraph.Cycle) []string {
+	var out []string
+	for _, f := range c.Breakers {
 		if !slices.ContainsFunc(c.Steps, func(s *lockgraph.Edge) bool { return s.Func == f }) {
 			out = append(out, f)
 		}
