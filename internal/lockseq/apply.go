@@ -132,7 +132,10 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		fa.applyUnlock(site, scope, u, args, bind, st)
 	}
 	for _, i := range sum.Exit {
-		if i < len(mapped) && fa.events[mapped[i]].Hold != HoldNone {
+		if i < len(mapped) && fa.events[mapped[i]].Hold != HoldNone && !fa.callerHoldsRow(mapped[i], st, false) {
+			// Rows held already in a covering mode, by the same
+			// values (a trip locked FOR UPDATE, then a helper's
+			// foreign-key check on it), are no lock of their own.
 			fa.hold(st, mapped[i], slices.Contains(sum.Surely, i))
 		}
 	}

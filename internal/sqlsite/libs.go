@@ -483,6 +483,12 @@ type statement struct {
 	// holes are the parts of the text that are Go values, not constants
 	// (holes.go).
 	holes []ssa.Value
+	// columns and values are an INSERT's column list and its one row of
+	// values (squirrel's Columns and Values): a foreign-key check is on
+	// the parent row the value written to its column names.
+	columns []string
+	values  []ssa.Value
+	rows    int
 }
 
 // addWhere adds a condition and the values of its ? markers.
@@ -542,6 +548,10 @@ func (s *statement) body() (string, bool) {
 	case "DELETE":
 		head = "DELETE FROM " + s.table
 	case "INSERT":
+		if len(s.columns) > 0 && s.rows == 1 && len(s.columns) == len(s.values) && s.where == nil {
+			marks := strings.Repeat("?, ", len(s.values))
+			return "INSERT INTO " + s.table + " (" + strings.Join(s.columns, ", ") + ") VALUES (" + marks[:len(marks)-2] + ")", true
+		}
 		return "INSERT INTO " + s.table + " DEFAULT VALUES", true
 	default:
 		return "", false

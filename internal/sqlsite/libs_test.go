@@ -4,6 +4,8 @@ import (
 	"go/token"
 	"go/types"
 	"testing"
+
+	"golang.org/x/tools/go/ssa"
 )
 
 // TestDefaultTableName checks the default names against those GORM
@@ -83,6 +85,12 @@ func TestStatementSQL(t *testing.T) {
 			"UPDATE accounts SET updated_at = updated_at", true},
 		{"insert", statement{verb: "INSERT", table: "jobs", where: []string{"ignored"}},
 			"INSERT INTO jobs DEFAULT VALUES", true},
+		{"insert of one row", statement{verb: "INSERT", table: "saga_log", columns: []string{"trip_id", "step"}, values: make([]ssa.Value, 2), rows: 1},
+			"INSERT INTO saga_log (trip_id, step) VALUES (?, ?)", true},
+		{"insert of several rows", statement{verb: "INSERT", table: "saga_log", columns: []string{"trip_id", "step"}, values: make([]ssa.Value, 2), rows: 2},
+			"INSERT INTO saga_log DEFAULT VALUES", true},
+		{"insert whose values the chain does not say", statement{verb: "INSERT", table: "saga_log", columns: []string{"trip_id", "step"}, rows: 1},
+			"INSERT INTO saga_log DEFAULT VALUES", true},
 		{"raw text wins", statement{verb: "SELECT", raw: "SELECT 1 FROM t FOR SHARE"},
 			"SELECT 1 FROM t FOR SHARE", true},
 		{"a prefix (squirrel's Prefix: a CTE)", statement{verb: "SELECT", table: "jobs", prefix: []string{"WITH r AS (SELECT 1 FROM runs FOR UPDATE)"}},

@@ -141,9 +141,21 @@ func squirrelStatement(v ssa.Value) (*statement, ssa.Value, bool) {
 			if s, ok := squirrelFragment(l.args[0]); ok {
 				st.prefix = append(st.prefix, s)
 			}
+		case "Columns":
+			st.columns = constStrings(l.args[0])
+		case "Values":
+			st.rows++
+			if vals, ok := variadicElems(l.args[0]); ok && st.rows == 1 {
+				st.values = vals
+			}
 		case "RunWith":
 			runner = l.args[0]
 		}
+	}
+	if st.rows == 1 && len(st.columns) == len(st.values) && len(st.columns) > 0 && st.where == nil {
+		// INSERT INTO t (a, b) VALUES (?, ?): the row's values are
+		// the markers' (statement.body).
+		st.args = append(st.args, st.values...)
 	}
 	if st.verb == "" {
 		return nil, runner, false

@@ -94,3 +94,52 @@ func LogOther(ctx context.Context, db *sql.DB, id, other int64) error { // want 
 	}
 	return tx.Commit()
 }
+
+func lockTrip(ctx context.Context, tx *sql.Tx, id int64) error {
+	_, err := tx.ExecContext(ctx, `SELECT 1 FROM fc_trips WHERE id = $1 FOR UPDATE`, id)
+	return err
+}
+
+func logStep(ctx context.Context, tx *sql.Tx, id int64, step string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO fc_log (trip_id, step) VALUES ($1, $2)`, id, step)
+	return err
+}
+
+// CancelSortedHelpers locks and logs each trip through helpers, in key
+// order: the helper's check is on the row the other helper locked, by the
+// same value, and adds no lock of its own.
+func CancelSortedHelpers(ctx context.Context, db *sql.DB, ids []int64) error { // want CancelSortedHelpers:`^locks\(`
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, id := range ids {
+		if err := lockTrip(ctx, tx, id); err != nil {
+			return err
+		}
+		if err := logStep(ctx, tx, id, "cancel"); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// LogThenLockHelpers logs before it locks, through the same helpers: the
+// upgrade is still reported.
+func LogThenLockHelpers(ctx context.Context, db *sql.DB, id int64) error { // want LogThenLockHelpers:`^locks\(`
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := logStep(ctx, tx, id, "start"); err != nil {
+		return err
+	}
+	if err := lockTrip(ctx, tx, id); err != nil { // want `lock-upgrade deadlock: fkcovered.LogThenLockHelpers holds rows of fc_trips \(FOR KEY SHARE\)`
+		return err
+	}
+	return tx.Commit()
+}
