@@ -87,6 +87,13 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 				// Lent, but past maxLentPairs: the callee's own
 				// copy stands.
 				fa.a.judgeLent(p.Lent, false)
+			case fa.callbackOnly() && fa.events[h].Hold != HoldNone:
+				// A callback's pairs are drawn where it runs, with
+				// what its runner holds first (a gate it takes
+				// before it runs the callback): passed on as they
+				// came.
+				fa.pair(Pair{Held: h, Wanted: w, Lent: p.Lent}, st, inner, innerKeyed)
+				continue
 			case !fa.gatedHere(h, w, mapped, st):
 				// Nothing this function holds first stands in front
 				// of the pair: the callee's own copy says all there

@@ -1,4 +1,4 @@
-package heldrows // want package:"sql=true edges=37"
+package heldrows // want package:"sql=true edges=39"
 
 // A helper that updates two rows of one table in the order its caller
 // passes the keys waits for nothing when every caller has already locked

@@ -49,3 +49,19 @@ func ReleaseHold(ctx context.Context, tx pgx.Tx, id int64) error { // want Relea
 	}
 	return lock(ctx, tx, "lp_holds", id)
 }
+
+// SettlePayout locks lp_settles, then lp_payouts.
+func SettlePayout(ctx context.Context, tx pgx.Tx, id int64) error { // want SettlePayout:`^locks\(`
+	if err := lock(ctx, tx, "lp_settles", id); err != nil {
+		return err
+	}
+	return lock(ctx, tx, "lp_payouts", id)
+}
+
+// PayoutSettle locks lp_payouts, then lp_settles.
+func PayoutSettle(ctx context.Context, tx pgx.Tx, id int64) error { // want PayoutSettle:`^locks\(`
+	if err := lock(ctx, tx, "lp_payouts", id); err != nil {
+		return err
+	}
+	return lock(ctx, tx, "lp_settles", id) // want `lock-order inversion: rows of lp_payouts and rows of lp_settles are locked in opposite orders`
+}

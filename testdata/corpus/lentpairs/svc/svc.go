@@ -56,3 +56,29 @@ func (s *Service) Release(ctx context.Context, id int64) error { // want Release
 	}
 	return tx.Commit(ctx)
 }
+
+// inTx runs fn in a transaction behind the account's gate.
+func (s *Service) inTx(ctx context.Context, id int64, fn func(pgx.Tx) error) error { // want inTx:`^locks\(advisory:`
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(1, $1)", id); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Settle and Payout call the store from callbacks the runner runs behind
+// the gate: silent in the command too.
+func (s *Service) Settle(ctx context.Context, id int64) error { // want Settle:`^locks\(advisory:`
+	return s.inTx(ctx, id, func(tx pgx.Tx) error { return store.SettlePayout(ctx, tx, id) })
+}
+
+func (s *Service) Payout(ctx context.Context, id int64) error { // want Payout:`^locks\(advisory:`
+	return s.inTx(ctx, id, func(tx pgx.Tx) error { return store.PayoutSettle(ctx, tx, id) })
+}

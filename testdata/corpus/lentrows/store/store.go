@@ -1,4 +1,4 @@
-package store // want package:"sql=true edges=10"
+package store // want package:"sql=true edges=9"
 
 // The package runs its statements on the transactions its callers lend
 // it: whether several rows locked in no defined order can deadlock depends

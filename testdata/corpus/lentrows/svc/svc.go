@@ -1,4 +1,4 @@
-package svc // want package:"sql=true edges=37"
+package svc // want package:"sql=true edges=34"
 
 // The package begins the transactions that store's functions run on.
 
