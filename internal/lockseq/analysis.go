@@ -75,7 +75,10 @@ type Leak struct {
 
 // Analysis computes summaries and edges for the functions of one package.
 type Analysis struct {
-	env        Env
+	env Env
+	// calls memoises callSites over the package's functions, which both
+	// GateByCallers and WithdrawLent read.
+	calls      *packageCalls
 	sums       map[*ssa.Function]*Summary
 	inProgress map[*ssa.Function]bool
 	// Edges are the lock-order edges found in the package's functions.

@@ -61,19 +61,8 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 			continue
 		}
 		h, w := mapped[p.Held], mapped[p.Wanted]
-		var inner []int
-		for _, g := range p.Gates {
-			if g < len(mapped) {
-				inner = append(inner, mapped[g])
-			}
-		}
-		var innerKeyed []KeyedRef
-		for _, k := range p.Keyed {
-			if k.Event < len(mapped) {
-				innerKeyed = append(innerKeyed, KeyedRef{Event: mapped[k.Event], Gate: k.Gate})
-			}
-		}
 		if p.Lent != "" {
+			inner, innerKeyed := mapGates(p, mapped)
 			switch {
 			case fa.lentEdge(fa.events[h], fa.events[w]) != "":
 				// Lent to this function in turn: its callers draw
@@ -115,6 +104,7 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 		if fa.events[h].Hold != HoldNone && !fa.alreadyHeld(fa.events[w], sortedKeys(st.held)) {
 			// As for any request, one this function already holds in a
 			// covering mode waits for nothing.
+			inner, innerKeyed := mapGates(p, mapped)
 			fa.edge(h, w, fa.events[w], false, st, inner, innerKeyed)
 		}
 	}
@@ -146,6 +136,22 @@ func (fa *fnAnalysis) apply(site ssa.Instruction, scope string, sum *Summary, ar
 			fa.hold(st, mapped[i], slices.Contains(sum.Surely, i))
 		}
 	}
+}
+
+// mapGates returns the caller's copies (mapped) of the events that stand in
+// front of the callee's pair p: its gates and keyed gates.
+func mapGates(p Pair, mapped []int) (inner []int, innerKeyed []KeyedRef) {
+	for _, g := range p.Gates {
+		if g < len(mapped) {
+			inner = append(inner, mapped[g])
+		}
+	}
+	for _, k := range p.Keyed {
+		if k.Event < len(mapped) {
+			innerKeyed = append(innerKeyed, KeyedRef{Event: mapped[k.Event], Gate: k.Gate})
+		}
+	}
+	return inner, innerKeyed
 }
 
 // gatedHere reports whether the function holds, in front of the pair of

@@ -114,7 +114,7 @@ func (a *Analysis) GateByCallers(funcs []*ssa.Function) {
 	if len(a.entries) == 0 {
 		return
 	}
-	sites, _ := callSites(funcs)
+	sites, _ := a.callSites(funcs)
 	// The greatest fixpoint: a function starts with every gate (top) and
 	// loses those that some call does not hold. A caller's own entry gates
 	// count at its calls, unless it may end a transaction or unlock a
@@ -233,6 +233,22 @@ func equalGates(a, b []entryGate) bool {
 		!slices.ContainsFunc(a, func(g entryGate) bool {
 			return !slices.Contains(b, g)
 		})
+}
+
+// packageCalls is what callSites found in the package's functions.
+type packageCalls struct {
+	sites  map[*ssa.Function][]ssa.Instruction
+	stored map[*ssa.Function]bool
+}
+
+// callSites returns callSites(funcs), walking the package's functions
+// once: funcs is the package's functions, the same at every call.
+func (a *Analysis) callSites(funcs []*ssa.Function) (map[*ssa.Function][]ssa.Instruction, map[*ssa.Function]bool) {
+	if a.calls == nil {
+		sites, stored := callSites(funcs)
+		a.calls = &packageCalls{sites, stored}
+	}
+	return a.calls.sites, a.calls.stored
 }
 
 // callSites lists, for each of funcs whose every call is known, the

@@ -601,7 +601,7 @@ func LentKey(path []lockgraph.Frame, class lockgraph.Class) string {
 // function they keep as a value: anything may call that, with a
 // transaction that holds nothing first.
 func (a *Analysis) WithdrawLent(funcs []*ssa.Function) {
-	_, stored := callSites(funcs)
+	_, stored := a.callSites(funcs)
 	for fn := range stored {
 		for _, k := range a.lentKeys(fn) {
 			a.judgeLent(k, false)
