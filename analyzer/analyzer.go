@@ -116,7 +116,11 @@ func (*RunsSQL) String() string { return "runs SQL" }
 // package, does not compute it.
 type PackageInfo struct {
 	HasSQL bool
-	Edges  []lockgraph.Edge
+	// Edges encode their frames, locks and strings once each
+	// (lockgraph.EdgeList): every path of a package's edges names the
+	// same few files and functions, and go vet writes the fact of every
+	// dependency into each package's vetx file.
+	Edges lockgraph.EdgeList
 	// Ordered lists the ordered multi-row locks of the package and its
 	// imports, for the row-order-mismatch rule.
 	Ordered []lockseq.OrderedLock
@@ -337,16 +341,7 @@ func importedInfo(pass *analysis.Pass) *PackageInfo {
 		}
 	}
 	if len(info.Edges) > 0 {
-		ptrs := make([]*lockgraph.Edge, len(info.Edges))
-		for i := range info.Edges {
-			ptrs[i] = &info.Edges[i]
-		}
-		ptrs = oneWitness(ptrs)
-		edges := make([]lockgraph.Edge, len(ptrs))
-		for i, e := range ptrs {
-			edges[i] = *e
-		}
-		info.Edges = edges
+		info.Edges = oneWitness(info.Edges)
 	}
 	return info
 }

@@ -83,15 +83,7 @@ func reportPackage(pass *analysis.Pass, facts *Result) {
 // package forms with its imports and that have a path in it, and completes
 // info with the package's own edges, ordered locks and temporary tables.
 func programFindings(facts *Result, info *PackageInfo, own map[string]token.Pos) []findings.Finding {
-	all := make([]*lockgraph.Edge, 0, len(info.Edges)+len(facts.Edges))
-	for i := range info.Edges {
-		all = append(all, &info.Edges[i])
-	}
-	all = lockgraph.Dedupe(append(all, facts.Edges...))
-	info.Edges = make([]lockgraph.Edge, len(all))
-	for i, e := range all {
-		info.Edges[i] = *e
-	}
+	info.Edges = lockgraph.Dedupe(slices.Concat(info.Edges, facts.Edges))
 	temps := map[string]bool{}
 	for _, t := range slices.Concat(info.TempTables, facts.TempTables) {
 		temps[t] = true
@@ -112,7 +104,7 @@ func programFindings(facts *Result, info *PackageInfo, own map[string]token.Pos)
 		Here:        func(e *lockgraph.Edge) bool { _, ok := own[edgeID(e)]; return ok },
 		HereOrdered: func(l lockseq.OrderedLock) bool { return ownOrdered[l.Pos] },
 	}
-	cycles := lockgraph.New(lockgraph.WithoutTables(all, temps)).Cycles(maxCycle)
+	cycles := lockgraph.New(lockgraph.WithoutTables(info.Edges, temps)).Cycles(maxCycle)
 	return append(findings.Cycles(cycles, o), findings.Mismatches(ordered, o)...)
 }
 

@@ -48,7 +48,7 @@ import (
 const cacheEnv = "PGLOCKORDER_CACHE"
 
 // cacheVersion changes when the cached data's shape does.
-const cacheVersion = "pglockorder-results-v12"
+const cacheVersion = "pglockorder-results-v13"
 
 // maxCacheEntries bounds the cache: the oldest entries beyond it go.
 const maxCacheEntries = 16
@@ -58,7 +58,7 @@ type cachedResults struct {
 	// Edges are kept in a file of their own, read only when the graph
 	// itself is printed (-graph, -suggest-order): on a big program they
 	// are most of the entry, and the findings need only the cycles.
-	Edges     edgeList
+	Edges     lockgraph.EdgeList
 	EdgeCount int
 	Ordered   []lockseq.OrderedLock
 	Temps     []string

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/internal/lockgraph/lockgraphtest"
 )
 
 // compactTypes are the types the per-package cache encodes compactly: an
@@ -44,7 +45,7 @@ func TestCompactRoundTrip(t *testing.T) {
 		for seed := range uint64(20) {
 			r := rand.New(rand.NewPCG(seed, 7))
 			v := reflect.New(typ.Elem())
-			fill(r, v.Elem())
+			lockgraphtest.Fill(r, v.Elem())
 
 			var e compactEncoder
 			if err := e.encode(v.Interface()); err != nil {
@@ -128,8 +129,8 @@ func TestCompactUnsupported(t *testing.T) {
 func TestCompactFileDamaged(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	e := &pkgEntry{}
-	fill(r, reflect.ValueOf(e).Elem())
-	e.Part = &unitPart{Edges: randomEdges(r, 20)}
+	lockgraphtest.Fill(r, reflect.ValueOf(e).Elem())
+	e.Part = &unitPart{Edges: lockgraphtest.RandomEdges(r, 20)}
 	name := filepath.Join(t.TempDir(), "entry")
 	if err := writeCompactFile(name, e); err != nil {
 		t.Fatal(err)
@@ -168,7 +169,7 @@ func FuzzCompactDecode(f *testing.F) {
 	for seed := range uint64(4) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		e := &pkgEntry{}
-		fill(r, reflect.ValueOf(e).Elem())
+		lockgraphtest.Fill(r, reflect.ValueOf(e).Elem())
 		var enc compactEncoder
 		if err := enc.encode(e); err != nil {
 			f.Fatal(err)

@@ -110,7 +110,7 @@ func TestGraphDrawsWhatVerboseCounts(t *testing.T) {
 
 			// The edges the cycle search ran on, as the cache keeps them.
 			var entry *cachedResults
-			var edges edgeList
+			var edges lockgraph.EdgeList
 			files, err := filepath.Glob(filepath.Join(cacheDir, "*"+edgesSuffix))
 			if err != nil || len(files) != 1 {
 				t.Fatalf("want one cache entry in %s, have %v (%v)", cacheDir, files, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pglockorder/pglockorder/analyzer"
+	"github.com/pglockorder/pglockorder/internal/lockgraph/lockgraphtest"
 )
 
 // TestFactDigest checks the properties the per-package cache relies on:
@@ -19,7 +20,7 @@ func TestFactDigest(t *testing.T) {
 		seen := map[[32]byte]bool{}
 		for seed := range uint64(20) {
 			f := reflect.New(typ)
-			fill(rand.New(rand.NewPCG(seed, 1)), f.Elem())
+			lockgraphtest.Fill(rand.New(rand.NewPCG(seed, 1)), f.Elem())
 			d, err := factDigest(f.Interface())
 			if err != nil {
 				t.Fatalf("%s: %v", typ, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/pglockorder/pglockorder/analyzer"
 	"github.com/pglockorder/pglockorder/internal/findings"
+	"github.com/pglockorder/pglockorder/internal/lockgraph"
 	"github.com/pglockorder/pglockorder/internal/lockseq"
 	"github.com/pglockorder/pglockorder/internal/report"
 )
@@ -10,7 +11,7 @@ import (
 // unitPart is what one package's analysis adds to the run's results, in the
 // form the result caches keep: positions as text, no syntax or types.
 type unitPart struct {
-	Edges    edgeList
+	Edges    lockgraph.EdgeList
 	Ordered  []lockseq.OrderedLock
 	Temps    []string
 	Ignores  []findings.Directive

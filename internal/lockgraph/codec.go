@@ -1,4 +1,4 @@
-package main
+package lockgraph
 
 import (
 	"bytes"
@@ -7,15 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
-	"hash/maphash"
 	"reflect"
-	"slices"
 
-	"github.com/pglockorder/pglockorder/internal/lockgraph"
 	"github.com/pglockorder/pglockorder/internal/lockmodel"
 )
 
-// edgeList is a list of lock-order edges as the caches keep them. Gob would
+// EdgeList is a list of lock-order edges as the command's caches and the
+// analyzer's package facts keep them. Gob would
 // write every frame of every path in full, but a package's edges share a few
 // hundred frames among hundreds of thousands of path steps (hatchet's
 // repository package: 45,000 edges, 375,000 steps, 985 distinct frames, 212 MB
@@ -23,20 +21,20 @@ import (
 // of the distinct locks and one of the distinct frames, then each edge as
 // indexes into them. Encoding and decoding cost a small fraction of gob's,
 // and the decoded edges share their strings.
-type edgeList []*lockgraph.Edge
+type EdgeList []*Edge
 
 // The first byte of an encoded edge list says how the rest is encoded.
 const (
 	edgesTabled byte = 1 // the tables above
-	edgesGob    byte = 2 // plain gob, when the edge types are not those edgeCodecFits knows
+	edgesGob    byte = 2 // plain gob, when the edge types are not those codecFits knows
 )
 
-// GobEncode encodes the list for the caches.
-func (l edgeList) GobEncode() ([]byte, error) {
-	if !edgeCodecFits {
+// GobEncode encodes the list (gob calls it for a field of the type).
+func (l EdgeList) GobEncode() ([]byte, error) {
+	if !codecFits {
 		var buf bytes.Buffer
 		buf.WriteByte(edgesGob)
-		if err := gob.NewEncoder(&buf).Encode([]*lockgraph.Edge(l)); err != nil {
+		if err := gob.NewEncoder(&buf).Encode([]*Edge(l)); err != nil {
 			return nil, fmt.Errorf("encoding edges: %w", err)
 		}
 		return buf.Bytes(), nil
@@ -49,20 +47,20 @@ func (l edgeList) GobEncode() ([]byte, error) {
 }
 
 // GobDecode decodes a list GobEncode encoded.
-func (l *edgeList) GobDecode(b []byte) error {
+func (l *EdgeList) GobDecode(b []byte) error {
 	if len(b) == 0 {
 		return errors.New("decoding edges: empty")
 	}
 	switch b[0] {
 	case edgesGob:
-		var edges []*lockgraph.Edge
+		var edges []*Edge
 		if err := gob.NewDecoder(bytes.NewReader(b[1:])).Decode(&edges); err != nil {
 			return fmt.Errorf("decoding edges: %w", err)
 		}
 		*l = edges
 		return nil
 	case edgesTabled:
-		if !edgeCodecFits {
+		if !codecFits {
 			return errors.New("decoding edges: the edge types changed")
 		}
 		d := edgeDecoder{b: b[1:]}
@@ -76,17 +74,21 @@ func (l *edgeList) GobDecode(b []byte) error {
 	return fmt.Errorf("decoding edges: unknown encoding %d", b[0])
 }
 
-// edgeCodecFits reports whether the edge types have the fields the tabled
-// encoding writes, and no others: a field added to lockgraph.Edge, Frame,
+// CodecComplete reports whether the tabled encoding knows every field of
+// the edge types: equal encodings then mean equal edges.
+func CodecComplete() bool { return codecFits }
+
+// codecFits reports whether the edge types have the fields the tabled
+// encoding writes, and no others: a field added to Edge, Frame,
 // Lock or Class must not be silently dropped from the caches (until the
 // codec learns it, the lists fall back to gob, and TestEdgeCodecFits fails).
-var edgeCodecFits = fieldsAre[lockgraph.Edge]("Held", "Wanted", "Func", "Pkg", "HeldPath", "WantedPath", "CrossConn", "Gates", "Keyed", "Lent") &&
-	fieldsAre[lockgraph.KeyedGate]("Lock", "Shape", "Held", "Wanted") &&
-	fieldsAre[lockgraph.Frame]("Func", "Pos", "What", "SQL") &&
+var codecFits = fieldsAre[Edge]("Held", "Wanted", "Func", "Pkg", "HeldPath", "WantedPath", "CrossConn", "Gates", "Keyed", "Lent") &&
+	fieldsAre[KeyedGate]("Lock", "Shape", "Held", "Wanted") &&
+	fieldsAre[Frame]("Func", "Pos", "What", "SQL") &&
 	fieldsAre[token.Position]("Filename", "Offset", "Line", "Column") &&
-	fieldsAre[lockgraph.Lock]("Class", "Mode", "Waits", "Session", "Pooled") &&
-	fieldsAre[lockgraph.Class]("Kind", "Name", "Site", "Shape") &&
-	reflect.TypeFor[lockgraph.ClassKind]().Kind() == reflect.Uint8 &&
+	fieldsAre[Lock]("Class", "Mode", "Waits", "Session", "Pooled") &&
+	fieldsAre[Class]("Kind", "Name", "Site", "Shape") &&
+	reflect.TypeFor[ClassKind]().Kind() == reflect.Uint8 &&
 	reflect.TypeFor[lockmodel.Mode]().Kind() == reflect.Uint8
 
 // fieldsAre reports whether struct type T has exactly the named fields.
@@ -110,10 +112,10 @@ func fieldsAre[T any](names ...string) bool {
 type edgeEncoder struct {
 	strs      map[string]uint64
 	strList   []string
-	locks     map[lockgraph.Lock]uint64
+	locks     map[Lock]uint64
 	lockBuf   []byte
 	nlocks    uint64
-	frames    map[lockgraph.Frame]uint64
+	frames    map[Frame]uint64
 	frameBuf  []byte
 	nframes   uint64
 	edgeBuf   []byte
@@ -136,12 +138,12 @@ func (e *edgeEncoder) str(s string) uint64 {
 	return i
 }
 
-func (e *edgeEncoder) lock(l lockgraph.Lock) uint64 {
+func (e *edgeEncoder) lock(l Lock) uint64 {
 	if i, ok := e.locks[l]; ok {
 		return i
 	}
 	if e.locks == nil {
-		e.locks = map[lockgraph.Lock]uint64{}
+		e.locks = map[Lock]uint64{}
 	}
 	b := binary.AppendUvarint(e.lockBuf, uint64(l.Class.Kind))
 	b = binary.AppendUvarint(b, e.str(l.Class.Name))
@@ -156,12 +158,12 @@ func (e *edgeEncoder) lock(l lockgraph.Lock) uint64 {
 	return i
 }
 
-func (e *edgeEncoder) frame(f lockgraph.Frame) uint64 {
+func (e *edgeEncoder) frame(f Frame) uint64 {
 	if i, ok := e.frames[f]; ok {
 		return i
 	}
 	if e.frames == nil {
-		e.frames = map[lockgraph.Frame]uint64{}
+		e.frames = map[Frame]uint64{}
 	}
 	b := binary.AppendUvarint(e.frameBuf, e.str(f.Func))
 	b = binary.AppendUvarint(b, e.str(f.Pos.Filename))
@@ -178,7 +180,7 @@ func (e *edgeEncoder) frame(f lockgraph.Frame) uint64 {
 
 // edge appends one edge's record and returns it (valid until the next
 // call).
-func (e *edgeEncoder) edge(x *lockgraph.Edge) []byte {
+func (e *edgeEncoder) edge(x *Edge) []byte {
 	start := len(e.edgeBuf)
 	held, wanted := e.lock(x.Held), e.lock(x.Wanted)
 	fn, pkg := e.str(x.Func), e.str(x.Pkg)
@@ -186,7 +188,7 @@ func (e *edgeEncoder) edge(x *lockgraph.Edge) []byte {
 	b = binary.AppendUvarint(b, wanted)
 	b = binary.AppendUvarint(b, fn)
 	b = binary.AppendUvarint(b, pkg)
-	for _, path := range [][]lockgraph.Frame{x.HeldPath, x.WantedPath} {
+	for _, path := range [][]Frame{x.HeldPath, x.WantedPath} {
 		b = binary.AppendUvarint(b, uint64(len(path)))
 		for _, f := range path {
 			b = binary.AppendUvarint(b, e.frame(f))
@@ -309,7 +311,7 @@ func (d *edgeDecoder) index(n int) int {
 	return int(i)
 }
 
-func (d *edgeDecoder) edges() []*lockgraph.Edge {
+func (d *edgeDecoder) edges() []*Edge {
 	strs := make([]string, d.count())
 	for i := range strs {
 		n := d.count()
@@ -324,16 +326,16 @@ func (d *edgeDecoder) edges() []*lockgraph.Edge {
 		return nil
 	}
 	str := func() string { return strs[d.index(len(strs))] }
-	locks := make([]lockgraph.Lock, d.count())
+	locks := make([]Lock, d.count())
 	for i := range locks {
 		l := &locks[i]
-		l.Class.Kind = lockgraph.ClassKind(d.uvarint())
+		l.Class.Kind = ClassKind(d.uvarint())
 		l.Class.Name, l.Class.Site, l.Class.Shape = str(), str(), str()
 		l.Mode = lockmodel.Mode(d.uvarint())
 		f := d.byte()
 		l.Waits, l.Session, l.Pooled = f&1 != 0, f&2 != 0, f&4 != 0
 	}
-	frames := make([]lockgraph.Frame, d.count())
+	frames := make([]Frame, d.count())
 	for i := range frames {
 		f := &frames[i]
 		f.Func, f.Pos.Filename = str(), str()
@@ -346,18 +348,18 @@ func (d *edgeDecoder) edges() []*lockgraph.Edge {
 	}
 	// Every step and gate is at least one byte of the edges' records.
 	stepsLeft := d.count() // an upper bound: equal paths are shared
-	var steps []lockgraph.Frame
-	gates := make([]lockgraph.Lock, 0, d.count())
+	var steps []Frame
+	gates := make([]Lock, 0, d.count())
 	if d.err != nil {
 		return nil
 	}
-	all := make([]lockgraph.Edge, n)
-	out := make([]*lockgraph.Edge, n)
+	all := make([]Edge, n)
+	out := make([]*Edge, n)
 	// Equal paths are one slice: many edges of a function share the path
 	// to the lock it holds (hatchet's restored edges took a third less
 	// memory). Paths are only read, never written in place.
-	paths := map[string][]lockgraph.Frame{}
-	path := func() []lockgraph.Frame {
+	paths := map[string][]Frame{}
+	path := func() []Frame {
 		k := d.count()
 		if k == 0 || d.err != nil {
 			return nil
@@ -369,7 +371,7 @@ func (d *edgeDecoder) edges() []*lockgraph.Edge {
 		if cap(steps)-len(steps) < k {
 			// A new array, of the steps that may be left (not
 			// more than a block of them: paths are shared).
-			steps = make([]lockgraph.Frame, 0, max(k, min(stepsLeft, 1024)))
+			steps = make([]Frame, 0, max(k, min(stepsLeft, 1024)))
 		}
 		stepsLeft -= k
 		rec := d.b
@@ -403,9 +405,9 @@ func (d *edgeDecoder) edges() []*lockgraph.Edge {
 			e.Gates = gates[start:len(gates):len(gates)]
 		}
 		if k := d.count(); k > 0 && d.err == nil {
-			e.Keyed = make([]lockgraph.KeyedGate, k)
+			e.Keyed = make([]KeyedGate, k)
 			for j := range e.Keyed {
-				e.Keyed[j] = lockgraph.KeyedGate{Lock: locks[d.index(len(locks))], Shape: str(), Held: str(), Wanted: str()}
+				e.Keyed[j] = KeyedGate{Lock: locks[d.index(len(locks))], Shape: str(), Held: str(), Wanted: str()}
 			}
 		}
 		e.Lent = str()
@@ -419,75 +421,4 @@ func (d *edgeDecoder) edges() []*lockgraph.Edge {
 		return nil
 	}
 	return out
-}
-
-// withoutCopies drops the edges equal in every field to an earlier one (a
-// package and its test variant find the same edges): the graph would keep
-// one of them anyway, the first, and sorting the copies costs more than
-// finding them.
-//
-// Edges are bucketed by a hash of the fields that most often tell them
-// apart and compared in full only within a bucket: encoding each edge to
-// compare records, as before, took a third of the graph's time on hatchet.
-func withoutCopies(edges []*lockgraph.Edge) []*lockgraph.Edge {
-	if !edgeCodecFits { // sameEdge compares the fields the codec knows
-		return edges
-	}
-	seed := maphash.MakeSeed()
-	seen := make(map[uint64][]*lockgraph.Edge, len(edges))
-	out := make([]*lockgraph.Edge, 0, len(edges))
-next:
-	for _, e := range edges {
-		h := edgeHash(seed, e)
-		for _, o := range seen[h] {
-			if sameEdge(o, e) {
-				continue next
-			}
-		}
-		seen[h] = append(seen[h], e)
-		out = append(out, e)
-	}
-	return out
-}
-
-// edgeHash hashes the fields of an edge that most often differ between
-// edges: equal edges hash equal.
-func edgeHash(seed maphash.Seed, e *lockgraph.Edge) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	h.WriteString(e.Func)
-	h.WriteString(e.Held.Class.Name)
-	h.WriteString(e.Wanted.Class.Name)
-	var b [8]byte
-	b[0], b[1] = byte(e.Held.Mode), byte(e.Wanted.Mode)
-	b[2], b[3] = byte(len(e.HeldPath)), byte(len(e.WantedPath))
-	b[4], b[5] = byte(len(e.Gates)), byte(len(e.Keyed))
-	_, _ = h.Write(b[:])
-	for _, p := range [][]lockgraph.Frame{e.HeldPath, e.WantedPath} {
-		if len(p) > 0 {
-			f := p[len(p)-1]
-			h.WriteString(f.Pos.Filename)
-			binary.LittleEndian.PutUint64(b[:], uint64(f.Pos.Offset))
-			_, _ = h.Write(b[:])
-		}
-	}
-	return h.Sum64()
-}
-
-// sameEdge reports whether two edges are equal in every field (an empty
-// slice equal to a nil one, as their encodings are).
-func sameEdge(a, b *lockgraph.Edge) bool {
-	return a.Held == b.Held && a.Wanted == b.Wanted && a.Func == b.Func && a.Pkg == b.Pkg &&
-		a.CrossConn == b.CrossConn && slices.Equal(a.HeldPath, b.HeldPath) &&
-		slices.Equal(a.WantedPath, b.WantedPath) && slices.Equal(a.Gates, b.Gates) && slices.Equal(a.Keyed, b.Keyed) && a.Lent == b.Lent
-}
-
-// edgesDigestInput returns the bytes that identify a list of edges, in
-// order: equal lists give equal bytes.
-func edgesDigestInput(edges []*lockgraph.Edge) ([]byte, bool) {
-	if !edgeCodecFits {
-		return nil, false
-	}
-	b, err := edgeList(edges).GobEncode()
-	return b, err == nil
 }
