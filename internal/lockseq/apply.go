@@ -265,9 +265,11 @@ func (fa *fnAnalysis) mapEvent(site ssa.Instruction, scope string, i int, ev *Ev
 		}
 	}
 	out.Path = append([]lockgraph.Frame{fa.frame(site.Pos(), what)}, ev.Path...)
-	if fa.fn.Synthetic != "" && len(ev.Path) > 0 {
+	if fa.fn.Synthetic != "" && fa.fn.Synthetic != rangeYield && len(ev.Path) > 0 || loopBody(site) && scope == "" {
 		// A wrapper the compiler made (the closure of a method value
-		// h.book) only calls the method: it adds no frame of its own.
+		// h.book) only calls the method, and a range-over-func loop's
+		// body is this function's own code (rangefunc.go): neither
+		// adds a frame of its own.
 		out.Path = slices.Clone(ev.Path)
 	}
 	if len(out.Path) > maxPathDepth {

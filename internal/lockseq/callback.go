@@ -58,6 +58,9 @@ func (fa *fnAnalysis) runs(c *ssa.CallCommon, fn ssa.Value) bool {
 	if c.Value == fn {
 		return false // called right here, not handed on
 	}
+	if body, _ := yieldBody(c); body != nil && c.Args[0] == fn {
+		return true // a loop body, applied where the loop runs (rangefunc.go)
+	}
 	if op := fa.a.env.Rules.Classify(c); op.Kind == sqlsite.BeginFunc {
 		return op.Func >= 0 && op.Func < len(op.Args) && op.Args[op.Func] == fn
 	}

@@ -141,6 +141,9 @@ type fnAnalysis struct {
 	// again (a recursive closure, hooks that wrap each other) is applied
 	// once on that chain, not without end.
 	applying []*ssa.Function
+	// yieldLoop is the range-over-func loop whose body is being applied
+	// (rangefunc.go), or nil.
+	yieldLoop *rangeFuncLoop
 }
 
 func newFnAnalysis(a *Analysis, fn *ssa.Function) *fnAnalysis {
@@ -481,6 +484,9 @@ func (fa *fnAnalysis) userCall(site ssa.Instruction, c *ssa.CallCommon, st *stat
 	switch v := funcSource(c.Value).(type) {
 	case *ssa.Parameter, *ssa.FreeVar:
 		fa.invoke(v, c.Args, st)
+		return
+	}
+	if fa.rangeFuncCall(site, c, st) { // the body of a range-over-func loop (rangefunc.go)
 		return
 	}
 	callee, bindings := funcValue(c.Value)
@@ -968,7 +974,7 @@ func FuncName(fn *ssa.Function) string {
 
 // frame is a path frame at pos in this function.
 func (fa *fnAnalysis) frame(pos token.Pos, what string) lockgraph.Frame {
-	return lockgraph.Frame{Func: fa.name, Pos: fa.sourcePosition(pos), What: what}
+	return lockgraph.Frame{Func: frameName(fa.fn, fa.name), Pos: fa.sourcePosition(pos), What: what}
 }
 
 // describeHandle says where a statement on handle h runs, for the report:

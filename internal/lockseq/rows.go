@@ -731,7 +731,18 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 		return
 	}
 	n, _, ok := Ref(ev.Rows.Key).param()
-	if !ok || n >= len(vals) || vals[n] == nil {
+	if !ok || n >= len(vals) {
+		return
+	}
+	if l := fa.yieldLoop; vals[n] == nil && l != nil && n < l.params {
+		// Keyed by an element of the range-over-func loop whose body
+		// this is (rangefunc.go).
+		if l.over != "" && !fa.lockedInOrderBefore(out, sortedKeys(st.held)) && !fa.lockedInOrderBefore(out, before) {
+			fa.reportRows(RowFinding{Rule: LoopOrder, Pos: l.at(fa.a.env.Fset, out.Path), Lock: out.Lock, Rows: out.Rows, Path: out.Path, Loop: l.over, event: i, first: -1})
+		}
+		return
+	}
+	if vals[n] == nil {
 		return
 	}
 	if over, ok := fa.inUnorderedLoop(site, out, vals[n:n+1]); ok && !fa.lockedInOrderBefore(out, sortedKeys(st.held)) && !fa.lockedInOrderBefore(out, before) {
