@@ -86,8 +86,8 @@ func exportTableNames(pass *analysis.Pass, pkg *ssa.Package) {
 			continue
 		}
 		t, ok := mem.(*ssa.Type)
-		if !ok {
-			continue
+		if !ok || types.IsInterface(t.Type()) {
+			continue // an interface's TableName has no body (type Tabler interface{ TableName() string })
 		}
 		for _, recv := range []types.Type{t.Type(), types.NewPointer(t.Type())} {
 			sel := pkg.Prog.MethodSets.MethodSet(recv).Lookup(pass.Pkg, "TableName")

@@ -210,7 +210,12 @@ func (a *Analysis) externals() *sqlsite.Externals {
 // analysed where it is used: its body calls the method, whose summary it
 // takes on.
 func (a *Analysis) summaryOf(fn *ssa.Function) *Summary {
-	if fn.Origin() != nil {
+	if fn.Origin() != nil && len(fn.Blocks) == 0 {
+		// An instance of a generic function whose body this program
+		// does not have (declared in another package): the generic
+		// function's summary, a fact of its package. An instance built
+		// here is analysed on its own: its type arguments may name the
+		// statement (a model's TableName through a type parameter).
 		fn = fn.Origin()
 	}
 	if len(fn.Blocks) > 0 && (fn.Pkg != nil || fn.Synthetic != "") {

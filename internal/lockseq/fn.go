@@ -967,9 +967,24 @@ func FuncName(fn *ssa.Function) string {
 		if i := strings.Index(name, "["); i >= 0 {
 			name = name[:i]
 		}
-		return pkg + name + "." + fn.Name()
+		return pkg + name + "." + instanceName(fn)
 	}
-	return pkg + fn.Name()
+	return pkg + instanceName(fn)
+}
+
+// instanceName is a function's name, with the type arguments of an
+// instance of a generic function qualified by package name only:
+// "Lock[store.Account]", where go/ssa says "Lock[example.com/app/store.Account]".
+func instanceName(fn *ssa.Function) string {
+	targs := fn.TypeArgs()
+	if fn.Origin() == nil || len(targs) == 0 {
+		return fn.Name()
+	}
+	args := make([]string, len(targs))
+	for i, t := range targs {
+		args[i] = types.TypeString(t, func(p *types.Package) string { return p.Name() })
+	}
+	return fn.Origin().Name() + "[" + strings.Join(args, ", ") + "]"
 }
 
 // frame is a path frame at pos in this function.

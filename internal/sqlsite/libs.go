@@ -377,7 +377,7 @@ func DeclaresTableName(pkg *types.Package) bool {
 // ConstantResult returns the constant string a function with one result
 // returns on every path (a model's TableName method), if it does.
 func ConstantResult(fn *ssa.Function) (string, bool) {
-	if fn.Signature.Results().Len() != 1 {
+	if fn == nil || fn.Signature.Results().Len() != 1 {
 		return "", false
 	}
 	found, out := false, ""
