@@ -23,3 +23,10 @@ func TestConfigSchema(t *testing.T) {
 func TestForeignKeyCovered(t *testing.T) {
 	analysistest.Run(t, filepath.Join("..", "testdata", "fkcovered"), analyzer.CorpusAnalyzer, "./...")
 }
+
+// TestCascadeGate runs the analyzer on a module whose DELETE cascades to a
+// parent's children: the deleted row, locked before the cascades run, is a
+// gate of their order, and a DELETE of the children without it is not.
+func TestCascadeGate(t *testing.T) {
+	analysistest.Run(t, filepath.Join("..", "testdata", "fkcascade"), analyzer.CorpusAnalyzer, "./...")
+}

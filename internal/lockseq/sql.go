@@ -418,12 +418,16 @@ func (fa *fnAnalysis) gates(h, w int, st *state, inner []int) []lockgraph.Lock {
 		switch {
 		case g == w, i < unit && (g == h || e.Hold == HoldNone):
 			continue
-		case i >= unit && (!e.Lock.Waits && !e.Try || e.Lock.Class.IsRow() || !lockmodel.ModesConflict(e.Lock.Mode, e.Lock.Mode)):
+		case i >= unit && (!e.Lock.Waits && !e.Try || e.Lock.Class.IsRow() && (g == h || !e.strictGate()) || !lockmodel.ModesConflict(e.Lock.Mode, e.Lock.Mode)):
 			// A lock of the unit gates its later pairs, h itself
 			// included, where it is one object (a table, an advisory
 			// key) in a mode that excludes itself: two executions of
 			// the unit both take it first. A row class stands for
-			// any row.
+			// any row, so a row lock gates only the pairs after it,
+			// and only where it is one row chosen by its key, as a
+			// row locked first in a transaction does (a DELETE locks
+			// its own row before the cascades it fires run: they lock
+			// that row's children after it).
 			continue
 		}
 		l := e.Lock

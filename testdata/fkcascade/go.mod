@@ -1,0 +1,3 @@
+module fkcascade
+
+go 1.25.0
