@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -217,10 +218,14 @@ func runFacts(pass *analysis.Pass) (any, error) {
 	return res, nil
 }
 
+// ErrInternal marks the error of a pass that panicked: a bug of
+// pglockorder, whose error carries the stack for the report.
+var ErrInternal = errors.New("internal error")
+
 // recoverAsError turns a panic of a pass into its error.
 func recoverAsError(pass *analysis.Pass, res *any, err *error) {
 	if r := recover(); r != nil {
-		*res, *err = nil, fmt.Errorf("internal error analysing %s (please report it): %v\n%s", pass.Pkg.Path(), r, debug.Stack())
+		*res, *err = nil, fmt.Errorf("%w analysing %s (please report it): %v\n%s", ErrInternal, pass.Pkg.Path(), r, debug.Stack())
 	}
 }
 

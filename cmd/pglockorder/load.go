@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/pglockorder/pglockorder/analyzer"
 )
 
 // checkDir reports a -C directory that cannot be used, in the user's terms:
@@ -56,8 +58,8 @@ func goListError(cfg *packages.Config, patterns []string) string {
 }
 
 // errInternal marks a panic of the analyzer, turned into an error for its
-// package.
-var errInternal = errors.New("internal error")
+// package: by the driver, or by the pass itself (analyzer.ErrInternal).
+var errInternal = analyzer.ErrInternal
 
 // leftOut is a package the run could not analyse.
 type leftOut struct {
