@@ -40,7 +40,7 @@ func FuzzBindFormat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, format, table string, n int64) {
 		tmpl := Node{Op: OpFormat, Args: []Node{paramNode(0), paramNode(1), paramNode(2)}}
 		vals := []Node{constNode(format), constNode(table), {Op: OpConst, Kind: KindInt, Text: strconv.FormatInt(n, 10)}}
-		got, why := subst(tmpl, func(p int, spread bool) ([][]Node, string) {
+		got, why := subst(tmpl, func(p, _ int, spread bool) ([][]Node, string) {
 			return [][]Node{{vals[p]}}, ""
 		})
 		if why != "" || len(got) != 1 || !got[0].isString() {

@@ -133,7 +133,7 @@ func (a alts) text(fn *ssa.Function) Text {
 		switch {
 		case n.isString():
 			t.SQL = append(t.SQL, n.Text)
-		case n.Op == OpParam && !n.Spread:
+		case n.Op == OpParam && !n.Spread && n.Field == 0:
 			if !slices.Contains(t.Params, n.Param) {
 				t.Params = append(t.Params, n.Param)
 			}
@@ -265,10 +265,7 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 					return t
 				}
 			case *ssa.FieldAddr:
-				if g, ok := x.X.(*ssa.Global); ok {
-					return r.globalField(g, x.Field, depth)
-				}
-				return r.structField(x.X, x.Field)
+				return r.fieldValue(x.X, x.Field, depth)
 			}
 		}
 	case *ssa.Alloc:
@@ -276,7 +273,7 @@ func (r *resolver) value(v ssa.Value, depth int) alts {
 		// any text stored into it.
 		return r.stores(v, depth)
 	case *ssa.Field:
-		return r.structField(v.X, v.Field)
+		return r.fieldValue(v.X, v.Field, depth)
 	case *ssa.Call:
 		return r.call(v, 0, depth)
 	case *ssa.Extract:
@@ -960,14 +957,19 @@ func (r *resolver) external(c *ssa.Call, callee *ssa.Function, depth int) (alts,
 	args := c.Call.Args
 	var out alts
 	for _, t := range ts {
-		nodes, why := subst(t.Root, func(p int, spread bool) ([][]Node, string) {
+		nodes, why := subst(t.Root, func(p, field int, spread bool) ([][]Node, string) {
 			if p < 0 || p >= len(args) {
 				return nil, fmt.Sprintf("parameter %d of %s is not passed", p, t.Func)
 			}
 			if spread {
 				return r.elemAlts(args[p], t.Func, depth+1)
 			}
-			a := r.value(args[p], depth+1)
+			var a alts
+			if field > 0 {
+				a = r.fieldValue(args[p], field-1, depth+1)
+			} else {
+				a = r.value(args[p], depth+1)
+			}
 			if a.unknown {
 				return nil, fmt.Sprintf("parameter %d of %s is %s", p, t.Func, a.why)
 			}

@@ -75,8 +75,13 @@ type Node struct {
 	// elements of that variadic parameter.
 	Param  int
 	Spread bool
-	Args   []Node // the operands of OpConcat, OpFormat, OpFile and OpCall
-	Files  []File // OpFile's candidate files
+	// Field, for an OpParam, is 1 + the index of the field of the
+	// parameter (a struct, or a pointer to one) whose value this is: a
+	// repository's r.table, which each call binds from the receiver it
+	// passes. 0 is the parameter itself.
+	Field int
+	Args  []Node // the operands of OpConcat, OpFormat, OpFile and OpCall
+	Files []File // OpFile's candidate files
 }
 
 // File is an embedded file a name may pick: a slice sorted by Name rather
@@ -152,6 +157,9 @@ func (n Node) String() string {
 		return n.Text
 	case OpParam:
 		s := "p" + strconv.Itoa(n.Param)
+		if n.Field > 0 {
+			s += ".f" + strconv.Itoa(n.Field-1)
+		}
 		if n.Spread {
 			s += "..."
 		}
@@ -366,7 +374,7 @@ func singles(nodes []Node) [][]Node {
 // binder gives the alternatives of the value a caller passes for a
 // parameter: one node each, or, for a spread parameter, the list of its
 // elements. It returns the reason when the value is not known.
-type binder func(param int, spread bool) (alts [][]Node, why string)
+type binder func(param, field int, spread bool) (alts [][]Node, why string)
 
 // subst replaces the parameters of n with the alternatives bind gives,
 // folding what becomes constant: each combination is an alternative
@@ -374,7 +382,7 @@ type binder func(param int, spread bool) (alts [][]Node, why string)
 // that cannot be built.
 func subst(n Node, bind binder) ([]Node, string) {
 	if n.Op == OpParam {
-		alts, why := bind(n.Param, false)
+		alts, why := bind(n.Param, n.Field, false)
 		if why != "" {
 			return nil, why
 		}
@@ -393,7 +401,7 @@ func subst(n Node, bind binder) ([]Node, string) {
 	for _, a := range n.Args {
 		var choices [][]Node
 		if a.Op == OpParam && a.Spread {
-			alts, why := bind(a.Param, true)
+			alts, why := bind(a.Param, 0, true)
 			if why != "" {
 				return nil, why
 			}
@@ -452,11 +460,26 @@ func BindWith(t Template, args []ssa.Value, ext *Externals) Text {
 		}
 		return "#" + strconv.Itoa(p)
 	}
-	bind := func(p int, spread bool) ([][]Node, string) {
+	bind := func(p, field int, spread bool) ([][]Node, string) {
 		if p < 0 || p >= len(args) || args[p] == nil {
 			return nil, fmt.Sprintf("parameter %s of %s is not passed a value the analysis sees", name(p), t.Func)
 		}
 		var alts [][]Node
+		if field > 0 {
+			a := r.fieldValue(args[p], field-1, 0)
+			if a.unknown {
+				// What the package stores into the field anywhere, as
+				// where the struct's value is not seen.
+				a = r.structField(args[p], field-1)
+			}
+			if a.unknown {
+				return nil, fmt.Sprintf("a field of parameter %s of %s is %s", name(p), t.Func, a.why)
+			}
+			for _, n := range a.nodes {
+				alts = append(alts, []Node{n})
+			}
+			return alts, ""
+		}
 		if spread {
 			elems, why := r.elemAlts(args[p], "the call", 0)
 			if why != "" {
