@@ -732,19 +732,7 @@ func literalField(v ssa.Value, field int) []ssa.Value {
 	if !ok {
 		return nil
 	}
-	var out []ssa.Value
-	for _, ref := range *alloc.Referrers() {
-		fa, ok := ref.(*ssa.FieldAddr)
-		if !ok || fa.X != alloc || fa.Field != field {
-			continue
-		}
-		for _, r2 := range *fa.Referrers() {
-			if st, ok := r2.(*ssa.Store); ok && st.Addr == fa {
-				out = append(out, st.Val)
-			}
-		}
-	}
-	return out
+	return allocField(alloc, field)
 }
 
 // sqlExtensions are the file name extensions of SQL text.
