@@ -97,8 +97,8 @@ func (fa *fnAnalysis) rangeFuncCall(site ssa.Instruction, c *ssa.CallCommon, st 
 	return true
 }
 
-// iteratorOrder says why the order of the iterator it is not defined: an
-// iterator of a map's keys, values or pairs (maps.Keys, maps.Values,
+// iteratorOrder says why the order in which iterator it yields is not
+// defined: an iterator of a map's keys, values or pairs (maps.Keys, maps.Values,
 // maps.All), or of a slice's elements (slices.Values, slices.All,
 // slices.Backward) whose order the function does not define. It is "" for
 // any other iterator, whose order cannot be told.

@@ -31,24 +31,14 @@ const maxFieldTexts = 8
 // composite literal or an assignment. A field that is also assigned a
 // value that is not constant, or that nothing assigns, is run-time text.
 func (r *resolver) structField(x ssa.Value, field int) alts {
-	st := structOfType(x.Type())
-	if st == nil || field >= st.NumFields() {
+	fv, fc := stringFieldStores(x, field)
+	if fv == nil {
 		return unknown("a field of a struct")
 	}
-	fv := st.Field(field)
 	why := "field " + fv.Name() + " of a struct"
-	if !isString(fv.Type()) || fv.Pkg() == nil {
+	if fc == nil {
 		return unknown(why)
 	}
-	fn := x.Parent()
-	if fn == nil || fn.Prog == nil {
-		return unknown(why)
-	}
-	pkg := fn.Prog.Package(fv.Pkg())
-	if pkg == nil {
-		return unknown(why)
-	}
-	fc := fieldStores(pkg, fv)
 	if !fc.ok {
 		return unknown(why + ", which is set at run time")
 	}
@@ -57,6 +47,26 @@ func (r *resolver) structField(x ssa.Value, field int) alts {
 		out.nodes = append(out.nodes, constNode(t))
 	}
 	return out
+}
+
+// stringFieldStores returns field i of the struct x holds or points to,
+// and, for a string field of a package of the program, what that
+// package's functions store into it (nil otherwise).
+func stringFieldStores(x ssa.Value, field int) (*types.Var, *fieldConsts) {
+	st := structOfType(x.Type())
+	if st == nil || field >= st.NumFields() {
+		return nil, nil
+	}
+	fv := st.Field(field)
+	fn := x.Parent()
+	if !isString(fv.Type()) || fv.Pkg() == nil || fn == nil || fn.Prog == nil {
+		return fv, nil
+	}
+	pkg := fn.Prog.Package(fv.Pkg())
+	if pkg == nil {
+		return fv, nil
+	}
+	return fv, fieldStores(pkg, fv)
 }
 
 // fieldStores returns (once per field) what pkg's functions store into
@@ -75,21 +85,8 @@ func fieldStores(pkg *ssa.Package, fv *types.Var) *fieldConsts {
 // constants into the field, or its constructors' parameters, and nothing
 // else that is not constant.
 func boundPerValue(x ssa.Value, field int) bool {
-	st := structOfType(x.Type())
-	if st == nil || field >= st.NumFields() {
-		return false
-	}
-	fv := st.Field(field)
-	fn := x.Parent()
-	if !isString(fv.Type()) || fv.Pkg() == nil || fn == nil || fn.Prog == nil {
-		return false
-	}
-	pkg := fn.Prog.Package(fv.Pkg())
-	if pkg == nil {
-		return false
-	}
-	fc := fieldStores(pkg, fv)
-	return !fc.other && (fc.fromParams || len(fc.texts) > 1)
+	_, fc := stringFieldStores(x, field)
+	return fc != nil && !fc.other && (fc.fromParams || len(fc.texts) > 1)
 }
 
 // scanFieldStores lists the constants pkg's functions store into field fv.
