@@ -39,16 +39,15 @@ import (
 //
 // The key covers everything the analysis reads: the pglockorder binary
 // itself, the analyzer's flags and the load options, every package's
-// identity and export data (the go command names export files by their
-// content), the files of the packages analysed from source (embedded files
-// included), the declared-order file and the schema.
+// identity (exports.go: a hash of its files and of its imports' identities,
+// embedded files included), the declared-order file and the schema.
 
 // cacheEnv names the environment variable that moves the cache ("off"
 // turns it off).
 const cacheEnv = "PGLOCKORDER_CACHE"
 
 // cacheVersion changes when the cached data's shape does.
-const cacheVersion = "pglockorder-results-v14"
+const cacheVersion = "pglockorder-results-v15"
 
 // maxCacheEntries bounds the cache: the oldest entries beyond it go.
 const maxCacheEntries = 16
@@ -122,8 +121,8 @@ func openCache(enabled bool) resultCache {
 
 // key hashes the inputs of the analysis of pkgs; ok is false when an input
 // cannot be read, which makes the run uncacheable.
-func (c resultCache) key(pkgs []*packages.Package, cfg *packages.Config, patterns []string) (key, env string, ok bool) {
-	if c.dir == "" {
+func (c resultCache) key(pkgs []*packages.Package, ids *identities, cfg *packages.Config, patterns []string) (key, env string, ok bool) {
+	if c.dir == "" || ids == nil {
 		return "", "", false
 	}
 	// env hashes what every package's result depends on besides its own
@@ -150,21 +149,11 @@ func (c resultCache) key(pkgs []*packages.Package, cfg *packages.Config, pattern
 	packages.Visit(pkgs, nil, func(p *packages.Package) { all = append(all, p) })
 	slices.SortFunc(all, func(a, b *packages.Package) int { return strings.Compare(a.ID, b.ID) })
 	for _, p := range all {
-		fmt.Fprintf(h, "pkg %s export=%s\x00", p.ID, p.ExportFile)
+		// Its identity covers its files, embedded ones included, and
+		// everything it imports (exports.go).
+		fmt.Fprintf(h, "pkg %s %s root=%t\x00", p.ID, ids.of[p], roots[p])
 		if p.Module != nil && p.Module.Main {
 			modules[p.Module.Dir] = true
-		}
-		if !roots[p] {
-			continue
-		}
-		// Analysed from source: its files, embedded ones included.
-		files := slices.Concat(p.GoFiles, p.CompiledGoFiles, p.OtherFiles, p.EmbedFiles)
-		slices.Sort(files)
-		for _, f := range slices.Compact(files) {
-			fmt.Fprintf(h, "file %s\x00", f)
-			if hashFile(h, f) != nil {
-				ok = false
-			}
 		}
 	}
 	// The declared order at each main module's root, and the schema.

@@ -41,6 +41,8 @@ import (
 // objectpath), but skips their analysis, most of a run's time.
 type pkgCache struct {
 	dir string
+	// ids are the identities of the run's packages (exports.go).
+	ids *identities
 	// env identifies the run's environment: what every package's result
 	// depends on besides its own inputs.
 	env string
@@ -170,11 +172,11 @@ type encodedFact struct {
 
 // newPkgCache returns the per-package cache inside the results cache, or
 // nil when that is off.
-func newPkgCache(c resultCache, env string, a *analysis.Analyzer) *pkgCache {
-	if c.dir == "" || env == "" {
+func newPkgCache(c resultCache, env string, ids *identities, a *analysis.Analyzer) *pkgCache {
+	if c.dir == "" || env == "" || ids == nil {
 		return nil
 	}
-	pc := &pkgCache{dir: filepath.Join(c.dir, "pkgs"), env: env, factTypes: map[string]reflect.Type{}}
+	pc := &pkgCache{dir: filepath.Join(c.dir, "pkgs"), env: env, ids: ids, factTypes: map[string]reflect.Type{}}
 	for _, f := range a.FactTypes {
 		t := reflect.TypeOf(f)
 		pc.factTypes[t.String()] = t
@@ -182,20 +184,16 @@ func newPkgCache(c resultCache, env string, a *analysis.Analyzer) *pkgCache {
 	return pc
 }
 
-// key is the hash of a package's own inputs, and whether it could be made.
+// key is the hash of a package's own inputs, and whether it could be made:
+// its identity, which covers its files and everything it imports
+// (exports.go), and which of its imports are analysed from source.
 func (c *pkgCache) key(p *packages.Package, source func(*packages.Package) bool) (string, bool) {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", c.env, p.ID)
-	files := slices.Concat(p.GoFiles, p.CompiledGoFiles, p.OtherFiles, p.EmbedFiles)
-	slices.Sort(files)
-	for _, f := range slices.Compact(files) {
-		fmt.Fprintf(h, "file %s\x00", f)
-		if hashFile(h, f) != nil {
-			return "", false
-		}
+	id, ok := c.ids.of[p]
+	if !ok {
+		return "", false
 	}
-	// What the package imports, as its types and SSA see it: the export
-	// data's file is named after its content by the go command.
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", c.env, p.ID, id)
 	paths := make([]string, 0, len(p.Imports))
 	for path := range p.Imports {
 		paths = append(paths, path)
@@ -203,7 +201,7 @@ func (c *pkgCache) key(p *packages.Package, source func(*packages.Package) bool)
 	sort.Strings(paths)
 	for _, path := range paths {
 		imp := p.Imports[path]
-		fmt.Fprintf(h, "import %s %s %s %t\x00", path, imp.ID, imp.ExportFile, source(imp))
+		fmt.Fprintf(h, "import %s %s %t\x00", path, imp.ID, source(imp))
 	}
 	return hex.EncodeToString(h.Sum(nil)), true
 }

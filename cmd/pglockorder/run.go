@@ -94,7 +94,13 @@ type invocation struct {
 	cache     resultCache
 	key, env  string // the whole run's cache key, and what every key shares
 	cacheable bool
-	failed    bool           // a package could not be analysed
+	// split says the packages were listed without export data, which
+	// the analysis asks for when it needs it (exports.go); full makes a
+	// run that started again load everything with it; exportsListed
+	// counts the packages whose export data a second go list gave.
+	split, full   bool
+	exportsListed int
+	failed        bool           // a package could not be analysed
 	sites     []lockseq.Site // for -explain
 	analysed  time.Duration
 
@@ -120,7 +126,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer inv.writes.Wait() // cache entries are written while the run goes on
-	inv.analyse()
+	if !inv.analyse() {
+		// The packages, listed without export data, must be loaded
+		// with it (exports.go): the run starts again.
+		inv.results, inv.sites, inv.left, inv.failed, inv.hit = nil, nil, nil, false, false
+		if code, ok := inv.load(); !ok {
+			return code
+		}
+		inv.analyse()
+	}
 	inv.searchCycles()
 	return inv.report(inv.collect())
 }
@@ -208,8 +222,10 @@ Flags:
 // and sets the settings the command derives from the program (the schema
 // of its migrations, the dialects its binaries link).
 func (inv *invocation) load() (code int, ok bool) {
-	inv.start = time.Now()
-	inv.ph = newPhases()
+	if inv.ph == nil { // a run that loads again keeps its clock
+		inv.start = time.Now()
+		inv.ph = newPhases()
+	}
 	inv.cfg = &packages.Config{Mode: loadMode, Tests: inv.tests, Dir: inv.dir}
 	if inv.tags != "" {
 		inv.cfg.BuildFlags = []string{"-tags=" + inv.tags}
@@ -217,8 +233,22 @@ func (inv *invocation) load() (code int, ok bool) {
 	// The packages an earlier run found the patterns to import, named in
 	// the first go list (cache.go).
 	inv.cache = openCache(inv.useCache && inv.explain == "") // the cache keeps no SQL sites
+	// With the cache, the packages are listed without compiling them,
+	// and export data asked for only when the analysis needs it
+	// (exports.go).
+	inv.split = inv.cache.dir != "" && !inv.full
+	if inv.split {
+		inv.cfg.Mode = listMode
+	}
 	known := inv.cache.knownExtras(inv.cfg, inv.patterns)
 	pkgs, extras, err := loadWith(inv.cfg, inv.patterns, known)
+	if err == nil && inv.split && anyErrors(pkgs) {
+		// What go list reports of a package that does not load, a
+		// compiled one's errors included, as it reports it.
+		inv.split = false
+		inv.cfg.Mode = loadMode
+		pkgs, extras, err = loadWith(inv.cfg, inv.patterns, known)
+	}
 	if err == nil && !slices.Equal(extras, known) {
 		inv.cache.keepExtras(inv.cfg, inv.patterns, extras)
 	}
@@ -275,17 +305,38 @@ func (inv *invocation) load() (code int, ok bool) {
 
 // analyse gets every package's results: the whole run's from the cache,
 // or each package's from the per-package cache or the facts pass.
-func (inv *invocation) analyse() {
-	inv.key, inv.env, inv.cacheable = inv.cache.key(inv.pkgs, inv.cfg, inv.patterns)
+//
+// It returns false when the packages, listed without export data, must be
+// loaded again with it (exports.go).
+func (inv *invocation) analyse() bool {
+	var ids *identities
+	if inv.cache.dir != "" {
+		var err error
+		if ids, err = newIdentities(inv.pkgs); err != nil && inv.verbose {
+			fmt.Fprintf(inv.stderr, "pglockorder: not cached: %v\n", err)
+		}
+	}
+	inv.key, inv.env, inv.cacheable = inv.cache.key(inv.pkgs, ids, inv.cfg, inv.patterns)
 	if inv.cacheable {
 		inv.results, inv.hit = inv.cache.load(inv.key, inv.g.graph != "" || inv.g.suggestOrder)
 	}
 	inv.ph.mark("cache")
 	if !inv.hit {
+		if inv.split {
+			if ids == nil {
+				return inv.loadAgain(errors.New("no identities"))
+			}
+			n, err := exportData(inv.cfg, inv.cache, inv.patterns, inv.pkgs, ids)
+			if err != nil {
+				return inv.loadAgain(err)
+			}
+			inv.exportsListed = n
+			inv.ph.mark("export data")
+		}
 		inv.results = &cachedResults{}
 		var pc *pkgCache
 		if inv.cacheable {
-			pc = newPkgCache(inv.cache, inv.env, analyzer.Facts)
+			pc = newPkgCache(inv.cache, inv.env, ids, analyzer.Facts)
 		}
 		units, st := analyzeTimed(analyzer.Facts, inv.pkgs, workers(), pc)
 		inv.writes.Go(pc.wait)
@@ -293,6 +344,11 @@ func (inv *invocation) analyse() {
 		inv.results.ImplDeps, inv.results.ImplGroups, inv.results.ImplReused = st.implDeps, st.cycles, st.reused
 		unitErrs := map[*packages.Package]error{}
 		for _, u := range units {
+			if u.err != nil && inv.split && !errors.Is(u.err, errInternal) {
+				// Reported as a run that compiles every package
+				// reports it.
+				return inv.loadAgain(fmt.Errorf("%s: %w", u.pkg.ID, u.err))
+			}
 			if u.err != nil {
 				if errors.Is(u.err, errInternal) {
 					// The stack is for a bug report; the summary
@@ -321,6 +377,17 @@ func (inv *invocation) analyse() {
 	printWarnings(inv.stderr, inv.results.Warnings, inv.rel)
 	inv.analysed = time.Since(inv.start) - inv.loaded
 	inv.ph.mark("analysis")
+	return true
+}
+
+// loadAgain notes why the split load must be replaced by a load of every
+// package with export data, and returns false for analyse.
+func (inv *invocation) loadAgain(why error) bool {
+	if analyzer.Debug() {
+		fmt.Fprintf(inv.stderr, "pglockorder: loading again with export data: %v\n", why)
+	}
+	inv.full = true
+	return false
 }
 
 // searchCycles builds the lock-order graph of every package's edges and
