@@ -154,8 +154,9 @@ var errFullLoad = errors.New("the packages must be loaded with export data")
 // export data their export files: from the record of an earlier run on the
 // same patterns where their identities are unchanged and go's build cache
 // still has the file, else from a go list of just those packages. It
-// returns errFullLoad when that cannot be done.
-func exportData(cfg *packages.Config, cache resultCache, patterns []string, roots []*packages.Package, ids *identities) (listed int, err error) {
+// returns how many packages it read the export data of, how many of those
+// a go list gave, and errFullLoad when that cannot be done.
+func exportData(cfg *packages.Config, cache resultCache, patterns []string, roots []*packages.Package, ids *identities) (read, listed int, err error) {
 	c := newChecker(roots)
 	var needed []*packages.Package
 	seen := map[*packages.Package]bool{}
@@ -193,7 +194,7 @@ func exportData(cfg *packages.Config, cache resultCache, patterns []string, root
 	}
 	if len(missing) > 0 {
 		if err := listExports(cfg, missing); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 
@@ -207,7 +208,7 @@ func exportData(cfg *packages.Config, cache resultCache, patterns []string, root
 			pruneDir(filepath.Dir(name), maxCacheEntries)
 		}
 	}
-	return len(missing), nil
+	return len(needed), len(missing), nil
 }
 
 // listExports runs `go list -deps -export` on the packages that missing are

@@ -96,13 +96,14 @@ type invocation struct {
 	cacheable bool
 	// split says the packages were listed without export data, which
 	// the analysis asks for when it needs it (exports.go); full makes a
-	// run that started again load everything with it; exportsListed
-	// counts the packages whose export data a second go list gave.
-	split, full   bool
-	exportsListed int
-	failed        bool           // a package could not be analysed
-	sites     []lockseq.Site // for -explain
-	analysed  time.Duration
+	// run that started again load everything with it; exportsRead
+	// counts the packages whose export data the analysis read, and
+	// exportsListed those of them a second go list gave.
+	split, full                bool
+	exportsRead, exportsListed int
+	failed                     bool           // a package could not be analysed
+	sites                      []lockseq.Site // for -explain
+	analysed                   time.Duration
 
 	// searchCycles: the lock-order graph and its cycles, and whether they
 	// came from the cycle cache.
@@ -326,11 +327,11 @@ func (inv *invocation) analyse() bool {
 			if ids == nil {
 				return inv.loadAgain(errors.New("no identities"))
 			}
-			n, err := exportData(inv.cfg, inv.cache, inv.patterns, inv.pkgs, ids)
+			var err error
+			inv.exportsRead, inv.exportsListed, err = exportData(inv.cfg, inv.cache, inv.patterns, inv.pkgs, ids)
 			if err != nil {
 				return inv.loadAgain(err)
 			}
-			inv.exportsListed = n
 			inv.ph.mark("export data")
 		}
 		inv.results = &cachedResults{}
@@ -508,6 +509,13 @@ func (inv *invocation) printSummary() {
 	}
 	fmt.Fprintf(stderr, "pglockorder %s: %d packages loaded in %v, %s %v; %d lock-order edges, %d cycles\n",
 		version(), len(inv.all), inv.loaded.Round(time.Millisecond), how, inv.analysed.Round(time.Millisecond), results.EdgeCount, len(inv.cycles))
+	switch {
+	case inv.split && !inv.hit:
+		fmt.Fprintf(stderr, "pglockorder: export data of %d packages not analysed, %d of them from an earlier run's record, %d from go list; no analysed package compiled\n",
+			inv.exportsRead, inv.exportsRead-inv.exportsListed, inv.exportsListed)
+	case !inv.split && inv.useCache && inv.explain == "":
+		fmt.Fprintln(stderr, "pglockorder: every package compiled for its export data (a package did not load or type-check without it)")
+	}
 	for _, src := range schemaSources() {
 		fmt.Fprintf(stderr, "pglockorder: schema: %s\n", src)
 	}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// TestSplitLoad checks the load without export data (exports.go): a run
+// with the cache prints what a run that compiles every package prints; it
+// reads the export data of the packages it does not analyse from its record
+// when only an analysed package changed, and asks go list for those of a
+// changed package it does not analyse; and where a package does not compile
+// it loads again with export data and reports it as that run does.
+func TestSplitLoad(t *testing.T) {
+	dir, cacheDir, run := cachedProgram(t, "./ports/...")
+	// A package of the pattern that runs no SQL: seen through export
+	// data only.
+	util := filepath.Join(dir, "ports", "util", "util.go")
+	if err := os.MkdirAll(filepath.Dir(util), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(util, []byte("// Package util adds.\npackage util\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exportsRe := regexp.MustCompile(`export data of (\d+) packages not analysed, (\d+) of them from an earlier run's record, (\d+) from go list`)
+	// check compares a run with one without cache, and returns how
+	// many packages' export data it read and how many go list gave
+	// (-1 if it loaded everything with export data).
+	check := func(what string) (read, listed int, errOut string) {
+		t.Helper()
+		forgetRuns(t, cacheDir)
+		out, errOut := run()
+		fresh, freshErr := run("-cache=false")
+		if out != fresh {
+			t.Errorf("%s: output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, out, fresh)
+		}
+		if got, want := leftOutLines(errOut), leftOutLines(freshErr); got != want {
+			t.Errorf("%s: left out differently from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, got, want)
+		}
+		m := exportsRe.FindStringSubmatch(errOut)
+		if m == nil {
+			if !strings.Contains(errOut, "every package compiled for its export data") {
+				t.Fatalf("%s: -v says nothing of export data:\n%s", what, errOut)
+			}
+			return -1, -1, errOut
+		}
+		read, _ = strconv.Atoi(m[1])
+		listed, _ = strconv.Atoi(m[3])
+		return read, listed, errOut
+	}
+
+	read, listed, errOut := check("first run")
+	if read == 0 || listed != read || strings.Contains(errOut, "loading again") {
+		t.Fatalf("first run: export data of %d packages, %d listed; want all listed, without loading again:\n%s", read, listed, errOut)
+	}
+	// The analysed service changes: every export file is the record's.
+	service := filepath.Join(dir, "ports", "service", "service.go")
+	editFile(t, service, func(s string) string { return s + "\n// An edit.\n" })
+	if r, l, errOut := check("comment in the service"); r != read || l != 0 {
+		t.Errorf("comment in the service: export data of %d packages, %d listed; want %d, none listed:\n%s", r, l, read, errOut)
+	}
+	// The package that runs no SQL changes: go list gives its export
+	// data, and only its.
+	editFile(t, util, func(s string) string { return s + "\n// An edit.\n" })
+	if r, l, errOut := check("comment in util"); r != read || l != 1 {
+		t.Errorf("comment in util: export data of %d packages, %d listed; want %d, one listed:\n%s", r, l, read, errOut)
+	}
+	// A type error in either: loaded again with export data, and left
+	// out as a run without cache leaves it out (check).
+	for _, file := range []string{util, service} {
+		orig, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		editFile(t, file, func(s string) string { return s + "\nvar _ int = \"not an int\"\n" })
+		r, _, errOut := check("type error in " + filepath.Base(file))
+		if r != -1 || !strings.Contains(errOut, "loading again with export data") || !strings.Contains(errOut, "left out of the analysis") {
+			t.Errorf("type error in %s: not loaded again with export data, or not left out:\n%s", filepath.Base(file), errOut)
+		}
+		if err := os.WriteFile(file, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Fixed again: split, every export file from the record.
+	if r, l, errOut := check("fixed"); r != read || l != 0 {
+		t.Errorf("fixed: export data of %d packages, %d listed; want %d, none listed:\n%s", r, l, read, errOut)
+	}
+}
+
+// leftOutLines returns the lines of a run's standard error that say which
+// packages were left out.
+func leftOutLines(stderr string) string {
+	var out []string
+	for l := range strings.SplitSeq(stderr, "\n") {
+		if strings.Contains(l, "left out") || strings.HasPrefix(l, "\t") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestIdentities checks that a package's identity changes with its files
+// and with those of what it imports, and with nothing else.
+func TestIdentities(t *testing.T) {
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "program"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := copyModule(t, src)
+	load := func() map[string]string {
+		t.Helper()
+		pkgs, err := packages.Load(&packages.Config{Mode: listMode, Dir: dir}, "./ports/...")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := newIdentities(pkgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byPath := map[string]string{}
+		for p, id := range ids.of {
+			byPath[p.ID] = id
+		}
+		return byPath
+	}
+	before := load()
+	if again := load(); !maps.Equal(before, again) {
+		t.Fatalf("identities differ between two loads of the same tree")
+	}
+	editFile(t, filepath.Join(dir, "ports", "service", "service.go"), func(s string) string { return s + "\n// An edit.\n" })
+	after := load()
+	for id, want := range map[string]bool{
+		"program/ports/service":  true, // edited
+		"program/ports/cmd/api":  true, // imports it
+		"program/ports/domain":   false,
+		"program/ports/postgres": false,
+		"context":                false,
+	} {
+		if before[id] == "" {
+			t.Fatalf("no identity for %s", id)
+		}
+		if changed := before[id] != after[id]; changed != want {
+			t.Errorf("%s: identity changed %t, want %t", id, changed, want)
+		}
+	}
+}
