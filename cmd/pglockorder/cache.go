@@ -138,6 +138,19 @@ func (c resultCache) key(pkgs []*packages.Package, ids *identities, cfg *package
 		fmt.Fprintf(both, "flag %s=%s\x00", f.Name, f.Value)
 	})
 	fmt.Fprintf(both, "tests=%t build=%q\x00", cfg.Tests, cfg.BuildFlags)
+	// The build configuration that no file list shows: the target's
+	// sizes, and the go command's settings (the environment's, and
+	// those of go env -w).
+	if len(pkgs) > 0 && pkgs[0].TypesSizes != nil {
+		fmt.Fprintf(both, "sizes=%v\x00", pkgs[0].TypesSizes)
+	}
+	for _, v := range goSettings {
+		fmt.Fprintf(both, "%s=%q\x00", v, os.Getenv(v))
+	}
+	if name, err := goEnvFile(); err == nil {
+		fmt.Fprintf(both, "goenv %s\x00", name)
+		_ = hashFile(both, name) // none is a setting too
+	}
 	fmt.Fprintf(h, "patterns=%q\x00", patterns)
 	ok = true
 	roots := map[*packages.Package]bool{}
@@ -315,6 +328,23 @@ func (c resultCache) prune() {
 	for _, e := range es[2*maxCacheEntries:] {
 		_ = os.Remove(filepath.Join(c.dir, e.name))
 	}
+}
+
+// goSettings are the environment variables that change what the go
+// command builds, and so the identity of a package, without changing the
+// files it lists.
+var goSettings = []string{"GOOS", "GOARCH", "GOFLAGS", "GOEXPERIMENT", "CGO_ENABLED", "GOTOOLCHAIN", "GOAMD64", "GOARM", "GOARM64", "GO386", "GOWORK", "GOENV"}
+
+// goEnvFile names the file where go env -w keeps the go command's settings.
+func goEnvFile() (string, error) {
+	if f := os.Getenv("GOENV"); f != "" {
+		return f, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("go env file: %w", err)
+	}
+	return filepath.Join(dir, "go", "env"), nil
 }
 
 // hashFile writes a file's contents to h.
