@@ -240,7 +240,7 @@ func listExports(cfg *packages.Config, missing []*packages.Package) error {
 		slices.Sort(l.paths)
 		pkgs, err := packages.Load(&list, slices.Compact(l.paths)...)
 		if err != nil {
-			return fmt.Errorf("%w: %v", errFullLoad, err)
+			return fmt.Errorf("%w: %w", errFullLoad, err)
 		}
 		var failed *packages.Package
 		packages.Visit(pkgs, nil, func(p *packages.Package) {
@@ -250,7 +250,7 @@ func listExports(cfg *packages.Config, missing []*packages.Package) error {
 			}
 		})
 		if failed != nil {
-			return fmt.Errorf("%w: %s: %v", errFullLoad, failed.ID, failed.Errors[0])
+			return fmt.Errorf("%w: %s: %w", errFullLoad, failed.ID, failed.Errors[0])
 		}
 	}
 	for _, p := range missing {
