@@ -161,7 +161,9 @@ func exportData(cfg *packages.Config, cache resultCache, patterns []string, root
 	var needed []*packages.Package
 	seen := map[*packages.Package]bool{}
 	need := func(p *packages.Package) {
-		if !seen[p] && p.PkgPath != "unsafe" && !c.source(p) {
+		// A package without Go files (a directory of tests only,
+		// listed without them) has no export data to read either.
+		if !seen[p] && p.PkgPath != "unsafe" && !c.source(p) && len(p.CompiledGoFiles) > 0 {
 			seen[p] = true
 			needed = append(needed, p)
 		}

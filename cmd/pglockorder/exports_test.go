@@ -29,6 +29,14 @@ func TestSplitLoad(t *testing.T) {
 	if err := os.WriteFile(util, []byte("// Package util adds.\npackage util\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A directory of tests only: no export data to ask for.
+	e2e := filepath.Join(dir, "ports", "e2e", "e2e_test.go")
+	if err := os.MkdirAll(filepath.Dir(e2e), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e2e, []byte("package e2e_test\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	exportsRe := regexp.MustCompile(`export data of (\d+) packages not analysed, (\d+) of them from an earlier run's record, (\d+) from go list`)
 	// check compares a run with one without cache, and returns how
 	// many packages' export data it read and how many go list gave
