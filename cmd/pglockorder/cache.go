@@ -138,12 +138,10 @@ func (c resultCache) key(pkgs []*packages.Package, ids *identities, cfg *package
 		fmt.Fprintf(both, "flag %s=%s\x00", f.Name, f.Value)
 	})
 	fmt.Fprintf(both, "tests=%t build=%q\x00", cfg.Tests, cfg.BuildFlags)
-	// The build configuration that no file list shows: the target's
-	// sizes, and the go command's settings (the environment's, and
-	// those of go env -w).
-	if len(pkgs) > 0 && pkgs[0].TypesSizes != nil {
-		fmt.Fprintf(both, "sizes=%v\x00", pkgs[0].TypesSizes)
-	}
+	// The build configuration that no file list shows: the go
+	// command's settings (the environment's, and those of go env -w);
+	// without them the target is the machine's, which the binary
+	// hashed above is built for.
 	for _, v := range goSettings {
 		fmt.Fprintf(both, "%s=%q\x00", v, os.Getenv(v))
 	}

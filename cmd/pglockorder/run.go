@@ -250,6 +250,9 @@ func (inv *invocation) load() (code int, ok bool) {
 		inv.cfg.Mode = loadMode
 		pkgs, extras, err = loadWith(inv.cfg, inv.patterns, known)
 	}
+	if err == nil && inv.split {
+		withoutCgo(pkgs)
+	}
 	if err == nil && !slices.Equal(extras, known) {
 		inv.cache.keepExtras(inv.cfg, inv.patterns, extras)
 	}
