@@ -3,6 +3,7 @@ package main
 import (
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -157,5 +158,49 @@ func TestIdentities(t *testing.T) {
 		if changed := before[id] != after[id]; changed != want {
 			t.Errorf("%s: identity changed %t, want %t", id, changed, want)
 		}
+	}
+}
+
+// TestSplitLoadCgo checks that an analysed package that uses cgo, which the
+// split load lists without cgo's output, is analysed as a run that
+// compiles every package analyses it.
+func TestSplitLoadCgo(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler (gcc) for a cgo package")
+	}
+	dir, cacheDir, run := cachedProgram(t, "./ports/...")
+	cgoq := filepath.Join(dir, "ports", "cgoq", "cgoq.go")
+	if err := os.MkdirAll(filepath.Dir(cgoq), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := `// Package cgoq locks a parcel, and uses cgo.
+package cgoq
+
+// #include <stdlib.h>
+import "C"
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Lock locks a parcel.
+func Lock(ctx context.Context, tx *sql.Tx, id int64) error {
+	_ = C.size_t(id)
+	_, err := tx.ExecContext(ctx, "SELECT 1 FROM parcels WHERE id = $1 FOR UPDATE", id)
+	return err
+}
+`
+	if err := os.WriteFile(cgoq, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	forgetRuns(t, cacheDir)
+	out, errOut := run()
+	fresh, freshErr := run("-cache=false")
+	if out != fresh || leftOutLines(errOut) != leftOutLines(freshErr) {
+		t.Errorf("output differs from a run without cache:\n--- cached\n%s\n%s\n--- fresh\n%s\n%s", out, errOut, fresh, freshErr)
+	}
+	if !strings.Contains(errOut, "loading again with export data") || strings.Contains(errOut, "left out") {
+		t.Errorf("the cgo package was not analysed after loading again with export data:\n%s", errOut)
 	}
 }
