@@ -514,7 +514,7 @@ func (inv *invocation) printSummary() {
 		version(), len(inv.all), inv.loaded.Round(time.Millisecond), how, inv.analysed.Round(time.Millisecond), results.EdgeCount, len(inv.cycles))
 	switch {
 	case inv.split && !inv.hit:
-		fmt.Fprintf(stderr, "pglockorder: export data of %d packages not analysed, %d of them from an earlier run's record, %d from go list; no analysed package compiled\n",
+		fmt.Fprintf(stderr, "pglockorder: export data of %d packages not analysed, %d of them from an earlier run's record, %d from go list\n",
 			inv.exportsRead, inv.exportsRead-inv.exportsListed, inv.exportsListed)
 	case !inv.split && inv.useCache && inv.explain == "":
 		fmt.Fprintln(stderr, "pglockorder: every package compiled for its export data (a package did not load or type-check without it)")
