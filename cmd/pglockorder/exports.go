@@ -231,6 +231,8 @@ func exportData(cfg *packages.Config, cache resultCache, patterns []string, root
 // (or are part of the test binary of) and gives missing their export files.
 // It compiles missing and what they import only: none of them imports an
 // analysed package, as what can reach SQL is imported only by what can.
+// The exception is a test binary's variant of a package, which go list
+// gives only with the tests of the package under test, compiled with them.
 func listExports(cfg *packages.Config, missing []*packages.Package) error {
 	// A test binary's variant of a package is listed with the tests of
 	// the package under test; every other package without tests, which
