@@ -10,7 +10,7 @@ package main
 // run's time, paid again on top of the command's own type-checking.
 //
 // So, with the cache on, the command lists the packages without export
-// data (one `go list -deps -compiled`, which compiles nothing), keys the
+// data (one `go list -deps`, which compiles nothing and runs no cgo), keys the
 // run and each package by identities computed from their files and their
 // imports' identities (as the go command's action IDs are), and asks for
 // export data only when it must analyse, and only for what it reads
@@ -20,7 +20,7 @@ package main
 // export files come from an earlier run's record when every input behind
 // them is unchanged and go's build cache still holds them, else from a
 // second `go list -deps -export` of just those packages, which compiles
-// none of the analysed ones.
+// none of the analysed ones (but see listExports).
 //
 // Whenever that cannot give the analysis what it needs (a package that does
 // not list or compile, an export file go did not write, a package the
