@@ -86,7 +86,9 @@ func (ids *identities) visit(p *packages.Package) (string, error) {
 		fmt.Fprintf(h, "error %s\x00", e)
 	}
 	readOnly := unchangeable(p)
-	files := slices.Concat(p.GoFiles, p.CompiledGoFiles, p.OtherFiles, p.EmbedFiles)
+	// Not CompiledGoFiles: cgo's output, which only a load with export
+	// data lists, is a function of the GoFiles and OtherFiles.
+	files := slices.Concat(p.GoFiles, p.OtherFiles, p.EmbedFiles)
 	slices.Sort(files)
 	for _, f := range slices.Compact(files) {
 		fmt.Fprintf(h, "file %s\x00", f)

@@ -203,4 +203,10 @@ func Lock(ctx context.Context, tx *sql.Tx, id int64) error {
 	if !strings.Contains(errOut, "loading again with export data") || strings.Contains(errOut, "left out") {
 		t.Errorf("the cgo package was not analysed after loading again with export data:\n%s", errOut)
 	}
+	// The run that loaded again stored its results under the key the
+	// split load computes: an unchanged tree is answered from the cache,
+	// without loading again.
+	if again, errAgain := run(); again != fresh || !strings.Contains(errAgain, "results from the cache") || strings.Contains(errAgain, "loading again") {
+		t.Errorf("an unchanged tree with a cgo package was not answered from the cache:\n%s\n%s", again, errAgain)
+	}
 }

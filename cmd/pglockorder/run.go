@@ -100,6 +100,7 @@ type invocation struct {
 	// counts the packages whose export data the analysis read, and
 	// exportsListed those of them a second go list gave.
 	split, full                bool
+	splitKey                   string // the whole-run key of the split load
 	exportsRead, exportsListed int
 	failed                     bool           // a package could not be analysed
 	sites                      []lockseq.Site // for -explain
@@ -321,6 +322,17 @@ func (inv *invocation) analyse() bool {
 		}
 	}
 	inv.key, inv.env, inv.cacheable = inv.cache.key(inv.pkgs, ids, inv.cfg, inv.patterns)
+	switch {
+	case inv.split:
+		inv.splitKey = inv.key
+	case inv.splitKey != "" && inv.cacheable:
+		// A run that loads again with export data stores its results
+		// under the key of the split load, which the next run on the
+		// same tree computes: a package that makes every run load
+		// again (one that uses cgo lists other imports with export
+		// data) costs that only once.
+		inv.key = inv.splitKey
+	}
 	if inv.cacheable {
 		inv.results, inv.hit = inv.cache.load(inv.key, inv.g.graph != "" || inv.g.suggestOrder)
 	}
