@@ -210,3 +210,51 @@ func Lock(ctx context.Context, tx *sql.Tx, id int64) error {
 		t.Errorf("an unchanged tree with a cgo package was not answered from the cache:\n%s\n%s", again, errAgain)
 	}
 }
+
+// TestKeyGoSettings checks that the go command's settings that no file
+// list shows are part of the whole run's key, and that the key is the
+// same for the same settings.
+func TestKeyGoSettings(t *testing.T) {
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "program"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &packages.Config{Mode: listMode, Dir: src}
+	pkgs, err := packages.Load(cfg, "./ports/...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := newIdentities(pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := resultCache{dir: t.TempDir()}
+	key := func() string {
+		t.Helper()
+		k, _, ok := cache.key(pkgs, ids, cfg, []string{"./ports/..."})
+		if !ok {
+			t.Fatal("no key")
+		}
+		return k
+	}
+	t.Setenv("GOEXPERIMENT", "")
+	t.Setenv("GOFLAGS", "")
+	base := key()
+	if again := key(); again != base {
+		t.Fatalf("two keys of the same run differ")
+	}
+	t.Setenv("GOFLAGS", "-mod=mod")
+	if key() == base {
+		t.Errorf("GOFLAGS is not part of the key")
+	}
+	t.Setenv("GOFLAGS", "")
+	goenv := filepath.Join(t.TempDir(), "env")
+	t.Setenv("GOENV", goenv)
+	withFile := key()
+	if err := os.WriteFile(goenv, []byte("GOEXPERIMENT=nocoverageredesign\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if key() == withFile {
+		t.Errorf("the go env -w file is not part of the key")
+	}
+}
