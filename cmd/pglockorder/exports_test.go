@@ -44,12 +44,7 @@ func TestSplitLoad(t *testing.T) {
 	// (-1 if it loaded everything with export data).
 	check := func(what string) (read, listed int, errOut string) {
 		t.Helper()
-		forgetRuns(t, cacheDir)
-		out, errOut := run()
-		fresh, freshErr := run("-cache=false")
-		if out != fresh {
-			t.Errorf("%s: output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, out, fresh)
-		}
+		_, errOut, freshErr := cachedAndFresh(t, what, cacheDir, run)
 		if got, want := leftOutLines(errOut), leftOutLines(freshErr); got != want {
 			t.Errorf("%s: left out differently from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, got, want)
 		}
@@ -194,11 +189,9 @@ func Lock(ctx context.Context, tx *sql.Tx, id int64) error {
 	if err := os.WriteFile(cgoq, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	forgetRuns(t, cacheDir)
-	out, errOut := run()
-	fresh, freshErr := run("-cache=false")
-	if out != fresh || leftOutLines(errOut) != leftOutLines(freshErr) {
-		t.Errorf("output differs from a run without cache:\n--- cached\n%s\n%s\n--- fresh\n%s\n%s", out, errOut, fresh, freshErr)
+	fresh, errOut, freshErr := cachedAndFresh(t, "a cgo package", cacheDir, run)
+	if leftOutLines(errOut) != leftOutLines(freshErr) {
+		t.Errorf("left out differently from a run without cache:\n--- cached\n%s\n--- fresh\n%s", errOut, freshErr)
 	}
 	if !strings.Contains(errOut, "loading again with export data") || strings.Contains(errOut, "left out") {
 		t.Errorf("the cgo package was not analysed after loading again with export data:\n%s", errOut)

@@ -30,13 +30,7 @@ func TestPackageCache(t *testing.T) {
 	var errOut string // of the last check's cached run
 	check := func(what string) (int, map[string]string) {
 		t.Helper()
-		forgetRuns(t, cacheDir)
-		var out string
-		out, errOut = run()
-		fresh, _ := run("-cache=false")
-		if out != fresh {
-			t.Errorf("%s: output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, out, fresh)
-		}
+		_, errOut, _ = cachedAndFresh(t, what, cacheDir, run)
 		m := restoredRe.FindStringSubmatch(errOut)
 		if m == nil {
 			t.Fatalf("%s: no count of restored packages in -v:\n%s", what, errOut)
@@ -222,6 +216,21 @@ func cachedProgram(t *testing.T, pattern string) (dir, cacheDir string, run func
 		return o.String(), e.String()
 	}
 	return dir, cacheDir, run
+}
+
+// cachedAndFresh forgets the whole-run entries of the cache, runs with the
+// cache (so from the per-package cache) and without it, reports a
+// difference of their outputs, and returns the output without cache and
+// both runs' standard errors.
+func cachedAndFresh(t *testing.T, what, cacheDir string, run func(args ...string) (string, string)) (fresh, cachedErr, freshErr string) {
+	t.Helper()
+	forgetRuns(t, cacheDir)
+	out, cachedErr := run()
+	fresh, freshErr = run("-cache=false")
+	if out != fresh {
+		t.Errorf("%s: output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, out, fresh)
+	}
+	return fresh, cachedErr, freshErr
 }
 
 // TestPackageCacheVariants checks that a package that read a fact, absent,
