@@ -33,10 +33,22 @@ type checker struct {
 	roots     map[*packages.Package]bool
 	reach     map[*packages.Package]bool
 	checkedMu sync.Mutex
-	checked   map[*packages.Package]error
+	checked   map[*packages.Package]*checkOnce
 	exportMu  sync.Mutex
 	export    map[*packages.Package]*types.Package
 	read      map[*packages.Package]bool
+	// viewedSource is set when some export data was read against the
+	// types of a package checked from source (typesOf): that export
+	// data is bound to those types, and must be read again when they
+	// are checked again (forget).
+	viewedSource bool
+	// planning is set while the driver's first pass type-checks the
+	// packages to plan the run (driver.go): a package checked in full
+	// then records only its method selections, the calls through
+	// interfaces the schedule needs, and its files go to planFset, which
+	// the run drops with those types.
+	planning bool
+	planFset *token.FileSet
 	// methods are the names of the methods that run a query string.
 	methods [][]byte
 	// callsOf caches the method names each root's source calls
@@ -52,7 +64,7 @@ func newChecker(roots []*packages.Package) *checker {
 		fset:    token.NewFileSet(),
 		roots:   make(map[*packages.Package]bool, len(roots)),
 		reach:   map[*packages.Package]bool{},
-		checked: map[*packages.Package]error{},
+		checked: map[*packages.Package]*checkOnce{},
 		export:  map[*packages.Package]*types.Package{},
 		read:    map[*packages.Package]bool{},
 	}
@@ -141,27 +153,89 @@ func isIdentByte(b byte) bool {
 // Types and TypesInfo.
 //
 // The driver checks each package once, after the analysed packages it
-// depends on: importers find the result here.
+// depends on: importers find the result here. Should two callers ask for
+// one package at once, the second waits for the first's check: a package
+// checked twice would have two types.Package, and its importers would not
+// agree on its types.
 func (c *checker) check(p *packages.Package) error {
 	c.checkedMu.Lock()
-	err, ok := c.checked[p]
-	c.checkedMu.Unlock()
-	if ok {
-		return err
+	once, ok := c.checked[p]
+	if !ok {
+		once = &checkOnce{}
+		c.checked[p] = once
 	}
-	err = c.typecheck(p)
-	c.checkedMu.Lock()
-	c.checked[p] = err
 	c.checkedMu.Unlock()
-	return err
+	once.Do(func() { once.err = c.typecheck(p) })
+	return once.err
+}
+
+// checkOnce is one package's check, made once.
+type checkOnce struct {
+	sync.Once
+	err error
+}
+
+// forget drops the checks of the packages for which keep is false, except
+// those that failed, so that the next check of each is made again, against
+// the types of its imports at that time. The packages' types are dropped
+// too: from then on, only the new ones exist for their importers. So are
+// the types read from the export data of packages that import one of them,
+// directly or not: that export data was read against the dropped types
+// (typesOf). No types that stay refer to dropped ones: a package kept
+// imports none that is dropped, or it would be dropped too.
+func (c *checker) forget(keep func(*packages.Package) bool) {
+	c.checkedMu.Lock()
+	defer c.checkedMu.Unlock()
+	for p, once := range c.checked {
+		if once.err == nil && !keep(p) {
+			delete(c.checked, p)
+			p.Syntax, p.Types, p.TypesInfo = nil, nil, nil
+		}
+	}
+	c.exportMu.Lock()
+	defer c.exportMu.Unlock()
+	if !c.viewedSource {
+		return
+	}
+	bound := map[*packages.Package]bool{}
+	var boundTo func(q *packages.Package) bool
+	boundTo = func(q *packages.Package) bool {
+		if b, ok := bound[q]; ok {
+			return b
+		}
+		bound[q] = false // imports have no cycles; this is a guard
+		b := false
+		for _, imp := range q.Imports {
+			if c.source(imp) && !keep(imp) || !c.source(imp) && boundTo(imp) {
+				b = true
+				break
+			}
+		}
+		bound[q] = b
+		return b
+	}
+	for q := range c.export {
+		if boundTo(q) {
+			delete(c.export, q)
+			delete(c.read, q)
+		}
+	}
 }
 
 func (c *checker) typecheck(p *packages.Package) error {
 	declOnly := c.declOnly[p]
+	planOnly := c.planning && !declOnly
+	fset := c.fset
+	if planOnly {
+		fset = c.planFset
+	}
 	files := make([]*ast.File, 0, len(p.CompiledGoFiles))
 	for _, name := range p.CompiledGoFiles {
 		var src any
 		mode := parser.ParseComments | parser.SkipObjectResolution
+		if planOnly {
+			mode = parser.SkipObjectResolution
+		}
 		if declOnly {
 			// Its declarations only: no comments (the syntax is
 			// dropped after the check), no bodies (the check skips
@@ -172,14 +246,17 @@ func (c *checker) typecheck(p *packages.Package) error {
 			}
 			src, mode = stripBodies(b), parser.SkipObjectResolution
 		}
-		f, err := parser.ParseFile(c.fset, name, src, mode)
+		f, err := parser.ParseFile(fset, name, src, mode)
 		if err != nil {
 			return fmt.Errorf("parsing: %w", err)
 		}
 		files = append(files, f)
 	}
 	info := &types.Info{FileVersions: map[*ast.File]string{}}
-	if !declOnly {
+	switch {
+	case planOnly:
+		info.Selections = map[*ast.SelectorExpr]*types.Selection{}
+	case !declOnly:
 		info = &types.Info{
 			Types:        map[ast.Expr]types.TypeAndValue{},
 			Instances:    map[*ast.Ident]types.Instance{},
@@ -204,15 +281,15 @@ func (c *checker) typecheck(p *packages.Package) error {
 	if p.Module != nil && p.Module.GoVersion != "" {
 		conf.GoVersion = "go" + p.Module.GoVersion
 	}
-	pkg, _ := conf.Check(p.PkgPath, c.fset, files, info)
+	pkg, _ := conf.Check(p.PkgPath, fset, files, info)
 	if len(errs) > 0 {
 		return fmt.Errorf("type-checking: %w", errors.Join(errs...))
 	}
 	if declOnly {
-		p.Fset, p.Syntax, p.Types, p.TypesInfo = c.fset, nil, pkg, nil
+		p.Fset, p.Syntax, p.Types, p.TypesInfo = fset, nil, pkg, nil
 		return nil
 	}
-	p.Fset, p.Syntax, p.Types, p.TypesInfo = c.fset, files, pkg, info
+	p.Fset, p.Syntax, p.Types, p.TypesInfo = fset, files, pkg, info
 	return nil
 }
 
@@ -258,12 +335,14 @@ func (c *checker) typesOf(p *packages.Package) (*types.Package, error) {
 				continue
 			}
 			if c.source(imp) {
-				// Not expected (what can reach SQL is imported
-				// only by what can), but harmless.
+				// A test binary's variant of a package that
+				// imports analysed ones, built for the tests of a
+				// package it imports.
 				t, err := c.typesOf(imp)
 				if err != nil {
 					return err
 				}
+				c.viewedSource = true
 				view[imp.PkgPath] = t
 			} else {
 				view[imp.PkgPath] = c.placeholder(imp)

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"go/token"
 	"go/types"
 	"io"
 	"maps"
@@ -293,53 +294,53 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 	}
 	workers = max(1, min(workers, len(order)))
 
-	// Type-check every package first, each after its imports: which
-	// packages implement the interfaces a package calls is known only
-	// from their types.
+	// A first pass plans the run: which packages implement the interfaces
+	// a package calls is known only from their types, so every package is
+	// type-checked, each after its imports, and its calls through
+	// interfaces noted; its syntax and type records are dropped at once.
+	// Its types, too, are dropped once the plan is made, except those of
+	// the packages that will be restored and import none that will not
+	// (kept): the second pass type-checks each package again when its
+	// turn comes, so that no more than a few packages' syntax and type
+	// records, most of a run's memory, are alive at once.
 	failed := make([]error, len(order))
+	calls := make([][]ifaceCall, len(order))
 	var mu sync.Mutex
+	c.planning, c.planFset = true, token.NewFileSet()
 	runDAG(len(order), func(i int) []int { return imports[i] }, workers, func(i int) {
+		p := order[i]
 		start := time.Now()
-		err := c.check(order[i])
+		err := c.check(p)
+		var cs []ifaceCall
+		if err == nil && !pl.declOnly[p] {
+			key := pl.keys[p]
+			var refs []callRef
+			cs, refs = calledInterfaces(p, key != "")
+			if refs != nil {
+				pc.storeCalls(key, refs)
+			}
+			p.Syntax, p.TypesInfo = nil, nil
+		}
 		mu.Lock()
-		failed[i] = err
+		failed[i], calls[i] = err, cs
 		st.parse += time.Since(start)
 		mu.Unlock()
 	})
 
-	if pc != nil {
-		pc.byPath = map[string][]*types.Package{}
-		for _, p := range order {
-			if p.Types != nil {
-				pc.byPath[p.Types.Path()] = append(pc.byPath[p.Types.Path()], p.Types)
-			}
-		}
-	}
-
-	// The interfaces each package calls: from its syntax, or, for a
-	// package type-checked without its bodies, as kept when it was
-	// type-checked in full.
-	calls := make([][]ifaceCall, len(order))
+	// The interfaces that the packages planned as restored call, as kept
+	// when they were type-checked in full.
 	for i, p := range order {
 		switch {
 		case failed[i] != nil && pl.declOnly[p]:
 			// Not expected (its entry was made by a pass), but its
 			// errors are those of a check of its bodies too.
 			replan = append(replan, p)
-		case failed[i] != nil:
-		case pl.declOnly[p]:
+		case failed[i] == nil && pl.declOnly[p]:
 			cs, ok := c.resolveCalls(p, pl.calls[p])
 			if !ok {
 				replan = append(replan, p)
 			}
 			calls[i] = cs
-		default:
-			key := pl.keys[p]
-			var refs []callRef
-			calls[i], refs = calledInterfaces(p, key != "")
-			if refs != nil {
-				pc.storeCalls(key, refs)
-			}
 		}
 	}
 	if len(replan) > 0 {
@@ -351,6 +352,7 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 	// analysed in import order twice, so that each sees the others'
 	// summaries.
 	impls := implDeps(order, failed, calls)
+	calls = nil
 	deps := func(i int) []int {
 		return append(slices.Clone(imports[i]), impls[i]...)
 	}
@@ -358,7 +360,30 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 		st.implDeps += len(impls[i])
 	}
 	groups, groupDeps := condense(len(order), deps)
-	visible := visibility(order, groups, groupDeps)
+
+	kept := make([]bool, len(order))
+	keptPkgs := map[*packages.Package]bool{}
+	for i, p := range order { // imports come first
+		kept[i] = pl.declOnly[p] && failed[i] == nil && !slices.ContainsFunc(imports[i], func(j int) bool { return !kept[j] })
+		if kept[i] {
+			keptPkgs[p] = true
+		}
+	}
+	c.forget(func(p *packages.Package) bool { return keptPkgs[p] })
+	c.planning, c.planFset = false, nil
+	idx := newTypeIndex(order)
+	for i := range order {
+		if kept[i] {
+			idx.add(i)
+		}
+	}
+	if pc != nil {
+		pc.byPath = map[string][]*packages.Package{}
+		for _, p := range order {
+			pc.byPath[p.PkgPath] = append(pc.byPath[p.PkgPath], p)
+		}
+	}
+	visible := visibility(idx, groups, groupDeps)
 	var (
 		facts   = &factStore{m: map[factKey]analysis.Fact{}}
 		stopped atomic.Bool // a package planned as restored must be analysed
@@ -388,6 +413,23 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 		rounds := 1
 		if len(members) > 1 {
 			rounds = 2
+		}
+		// The second pass's type-check, in import order: what a
+		// member imports is done, in an earlier group or before it in
+		// this one.
+		for _, i := range members {
+			if failed[i] != nil || kept[i] {
+				continue
+			}
+			start := time.Now()
+			err := c.check(order[i])
+			if err == nil {
+				idx.add(i)
+			}
+			mu.Lock()
+			failed[i] = err
+			st.parse += time.Since(start)
+			mu.Unlock()
 		}
 		// Each pass is restored from the per-package cache when an
 		// earlier run made the same pass (same package inputs, same

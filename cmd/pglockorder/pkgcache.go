@@ -58,9 +58,9 @@ type pkgCache struct {
 	// relevant marks the packages that have the path of one analysed
 	// in this run or import one (markRelevant).
 	relevant map[*packages.Package]bool
-	// byPath lists the types of the packages analysed in this run by
-	// import path, in the order of the run.
-	byPath map[string][]*types.Package
+	// byPath lists the packages analysed in this run by import path, in
+	// the order of the run.
+	byPath map[string][]*packages.Package
 	// passes counts the entries of a run: one pass per package, two per
 	// member of a group analysed in two rounds, and each package's kept
 	// interface calls (declonly.go).
@@ -452,9 +452,9 @@ func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, vis
 // path whose facts are visible (a package and its test variants share a
 // path): the only ones whose facts a pass reads.
 func (c *pkgCache) visibleByPath(path string, visible *visibleSet) *types.Package {
-	for _, tp := range c.byPath[path] {
-		if visible.contains(tp) {
-			return tp
+	for _, q := range c.byPath[path] {
+		if visible.containsPackage(q) && q.Types != nil {
+			return q.Types
 		}
 	}
 	return nil

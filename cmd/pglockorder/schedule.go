@@ -4,6 +4,7 @@ import (
 	"go/types"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 
@@ -27,7 +28,7 @@ func implDeps(order []*packages.Package, failed []error, calls [][]ifaceCall) ma
 		if failed[i] != nil {
 			continue
 		}
-		for name, ts := range lockseq.TypesWithMethod(p.Types) {
+		for name, ts := range lockseq.IndexTypesWithMethod(p.Types) {
 			for _, named := range ts {
 				byName[name] = append(byName[name], impl{i, named})
 			}
@@ -125,14 +126,8 @@ func condense(n int, deps func(int) []int) (groups [][]int, groupDeps [][]int) {
 // analysis may read: its own and those of every group it depends on,
 // directly or not. Tarjan's algorithm lists a group after every group it
 // depends on, so one pass in that order suffices.
-func visibility(order []*packages.Package, groups, groupDeps [][]int) []*visibleSet {
-	pos := make(map[*types.Package]int, len(order))
-	for i, p := range order {
-		if p.Types != nil {
-			pos[p.Types] = i
-		}
-	}
-	words := (len(order) + 63) / 64
+func visibility(idx *typeIndex, groups, groupDeps [][]int) []*visibleSet {
+	words := (len(idx.order) + 63) / 64
 	out := make([]*visibleSet, len(groups))
 	for g, members := range groups {
 		set := make([]uint64, words)
@@ -144,29 +139,67 @@ func visibility(order []*packages.Package, groups, groupDeps [][]int) []*visible
 				set[w] |= out[h].set[w]
 			}
 		}
-		out[g] = &visibleSet{pos: pos, set: set, order: order}
+		out[g] = &visibleSet{idx: idx, set: set}
 	}
 	return out
 }
 
+// typeIndex gives the place in the run's order of each analysed package,
+// and of its types once they are checked: packages are type-checked as
+// their turn comes (driver.go), so the index is filled as the run goes.
+type typeIndex struct {
+	order []*packages.Package
+	of    map[*packages.Package]int
+	mu    sync.RWMutex
+	pos   map[*types.Package]int
+}
+
+func newTypeIndex(order []*packages.Package) *typeIndex {
+	idx := &typeIndex{order: order, of: make(map[*packages.Package]int, len(order)), pos: make(map[*types.Package]int, len(order))}
+	for i, p := range order {
+		idx.of[p] = i
+	}
+	return idx
+}
+
+// add records the types of order[i], once they are checked.
+func (idx *typeIndex) add(i int) {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	idx.pos[idx.order[i].Types] = i
+}
+
 // visibleSet is the set of packages whose facts one group's analysis reads.
 type visibleSet struct {
-	pos   map[*types.Package]int
-	set   []uint64
-	order []*packages.Package
+	idx *typeIndex
+	set []uint64
+}
+
+// has reports whether order[i]'s facts are visible.
+func (v *visibleSet) has(i int) bool {
+	return v.set[i/64]&(1<<(i%64)) != 0
 }
 
 // contains reports whether the facts of t are visible.
 func (v *visibleSet) contains(t *types.Package) bool {
-	i, ok := v.pos[t]
-	return ok && v.set[i/64]&(1<<(i%64)) != 0
+	v.idx.mu.RLock()
+	i, ok := v.idx.pos[t]
+	v.idx.mu.RUnlock()
+	return ok && v.has(i)
 }
 
-// packages lists the visible packages, in the order of the run.
+// containsPackage reports whether the facts of p are visible.
+func (v *visibleSet) containsPackage(p *packages.Package) bool {
+	i, ok := v.idx.of[p]
+	return ok && v.has(i)
+}
+
+// packages lists the visible packages, in the order of the run. Each was
+// type-checked before the group's turn came.
 func (v *visibleSet) packages() []*types.Package {
 	var out []*types.Package
-	for i, p := range v.order {
-		if v.set[i/64]&(1<<(i%64)) != 0 && p.Types != nil {
+	for i, p := range v.idx.order {
+		if v.has(i) && p.Types != nil {
 			out = append(out, p.Types)
 		}
 	}

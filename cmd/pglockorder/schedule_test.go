@@ -50,7 +50,8 @@ func TestCondense(t *testing.T) {
 }
 
 // TestVisibility checks that a group sees the facts of its own packages and
-// of every group it depends on, directly or not, and of no other.
+// of every group it depends on, directly or not, and of no other; and that
+// a package's types are known only once they are added (checked).
 func TestVisibility(t *testing.T) {
 	order := make([]*packages.Package, 4)
 	for i := range order {
@@ -58,7 +59,15 @@ func TestVisibility(t *testing.T) {
 	}
 	groups := [][]int{{0}, {1, 2}, {3}}
 	groupDeps := [][]int{nil, {0}, {1}}
-	vis := visibility(order, groups, groupDeps)
+	idx := newTypeIndex(order)
+	vis := visibility(idx, groups, groupDeps)
+	for i := range 3 {
+		idx.add(i)
+	}
+	if vis[2].contains(order[3].Types) {
+		t.Error("the types of a package not added yet are visible")
+	}
+	idx.add(3)
 	want := [][]bool{
 		{true, false, false, false},
 		{true, true, true, false},
@@ -69,12 +78,18 @@ func TestVisibility(t *testing.T) {
 			if got := vis[g].contains(p.Types); got != want[g][i] {
 				t.Errorf("group %d sees %s: %t, want %t", g, p.Types.Path(), got, want[g][i])
 			}
+			if got := vis[g].containsPackage(p); got != want[g][i] {
+				t.Errorf("group %d sees package %s: %t, want %t", g, p.Types.Path(), got, want[g][i])
+			}
 		}
 	}
 	if got := len(vis[1].packages()); got != 3 {
 		t.Errorf("group 1 lists %d packages, want 3", got)
 	}
 	if vis[2].contains(types.NewPackage("m/other", "other")) {
+		t.Error("a package outside the run is visible")
+	}
+	if vis[2].containsPackage(&packages.Package{}) {
 		t.Error("a package outside the run is visible")
 	}
 }

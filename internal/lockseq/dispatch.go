@@ -288,6 +288,14 @@ func TypesWithMethod(pkg *types.Package) map[string][]*types.Named {
 	if idx, ok := typeIndexes.Load(pkg); ok {
 		return idx.(map[string][]*types.Named)
 	}
+	actual, _ := typeIndexes.LoadOrStore(pkg, IndexTypesWithMethod(pkg))
+	return actual.(map[string][]*types.Named)
+}
+
+// IndexTypesWithMethod is TypesWithMethod without its cache, which keeps
+// every package it is asked about alive: for types that are dropped before
+// the run ends.
+func IndexTypesWithMethod(pkg *types.Package) map[string][]*types.Named {
 	idx := map[string][]*types.Named{}
 	scope := pkg.Scope()
 	for _, name := range scope.Names() {
@@ -307,8 +315,7 @@ func TypesWithMethod(pkg *types.Package) map[string][]*types.Named {
 			idx[n] = append(idx[n], named)
 		}
 	}
-	actual, _ := typeIndexes.LoadOrStore(pkg, idx)
-	return actual.(map[string][]*types.Named)
+	return idx
 }
 
 // Implements reports whether method obj's receiver type, or a pointer to
