@@ -270,3 +270,44 @@ func forgetRuns(t *testing.T, cacheDir string) {
 		}
 	}
 }
+
+// TestCheckedAtItsTurn checks the driver's two type-checks (driver.go): the
+// packages the per-package cache restores keep the types of the planning
+// pass, the others are checked again when their turn comes, and export data
+// read against the types of a package checked again is read again: here
+// that of "billing [guard.test]", the variant of billing built for guard's
+// tests, which names accounts' types. After an edit of a package nothing
+// imports, then of accounts, a run prints what a run without cache prints,
+// restores some packages, and neither starts again nor loads again.
+func TestCheckedAtItsTurn(t *testing.T) {
+	dir, cacheDir, run := cachedProgram(t, "./recompiled/...")
+	first, _ := run()
+	if !strings.Contains(first, "lock-order inversion") {
+		t.Fatalf("the inversion of accounts and billing not found:\n%s", first)
+	}
+	for _, edited := range []string{"audit", "accounts"} {
+		file := filepath.Join(dir, "recompiled", edited, edited+".go")
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("\nfunc edited() int { return 1 }\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fresh, cachedErr, _ := cachedAndFresh(t, edited+" edited", cacheDir, run)
+		if fresh != first {
+			t.Errorf("%s edited: the findings changed:\n%s", edited, fresh)
+		}
+		for _, bad := range []string{"loading again", "starting again"} {
+			if strings.Contains(cachedErr, bad) {
+				t.Errorf("%s edited: the run went on %s:\n%s", edited, bad, cachedErr)
+			}
+		}
+		if !strings.Contains(cachedErr, "results from the per-package cache") || strings.Contains(cachedErr, " 0 packages' results from the per-package cache") {
+			t.Errorf("%s edited: nothing restored:\n%s", edited, cachedErr)
+		}
+	}
+}
