@@ -3,6 +3,7 @@ package analyzer
 import (
 	"sync"
 
+	"github.com/pglockorder/pglockorder/internal/lockseq"
 	"github.com/pglockorder/pglockorder/internal/sqlsite"
 )
 
@@ -70,4 +71,19 @@ func UserRules() *sqlsite.Rules {
 	}
 	v, _ := rulesCache.LoadOrStore(key, r)
 	return v.(*sqlsite.Rules)
+}
+
+// ForgetTypes empties every cache of the analyzer and its packages that is
+// keyed by types objects: a driver that analyses a program in one process
+// calls it when it drops the program's types (a planning pass's, or all of
+// them once the analysis is over), so that no cache keeps them alive. It
+// must not run while a pass does; the next pass fills the caches again.
+func ForgetTypes() {
+	decided.Clear()
+	lockseq.ForgetTypes()
+	sqlsite.ForgetTypes()
+	rulesCache.Range(func(_, r any) bool {
+		r.(*sqlsite.Rules).ForgetTypes()
+		return true
+	})
 }

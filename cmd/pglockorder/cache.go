@@ -59,6 +59,9 @@ type cachedResults struct {
 	// are most of the entry, and the findings need only the cycles.
 	Edges     lockgraph.EdgeList
 	EdgeCount int
+	// pending are the edges of the parts added, decoded into Edges
+	// once the analysis is over (unpackEdges).
+	pending []packedEdges
 	Ordered   []lockseq.OrderedLock
 	Temps     []string
 	Findings  []findings.Finding // those of each package alone (analyzer.PackageFindings)

@@ -130,7 +130,7 @@ func TestCompactFileDamaged(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	e := &pkgEntry{}
 	lockgraphtest.Fill(r, reflect.ValueOf(e).Elem())
-	e.Part = &unitPart{Edges: lockgraphtest.RandomEdges(r, 20)}
+	e.Part = &unitPart{Edges: packedEdges{list: lockgraphtest.RandomEdges(r, 20)}}
 	name := filepath.Join(t.TempDir(), "entry")
 	if err := writeCompactFile(name, e); err != nil {
 		t.Fatal(err)
@@ -140,8 +140,11 @@ func TestCompactFileDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back pkgEntry
-	if !readCompactFile(name, &back) || !reflect.DeepEqual(len(back.Part.Edges), 20) {
+	if !readCompactFile(name, &back) {
 		t.Fatal("the intact file was not read back")
+	}
+	if edges, err := back.Part.Edges.edges(); err != nil || len(edges) != 20 {
+		t.Fatalf("the intact file's edges: %d, %v; want 20", len(edges), err)
 	}
 	for n := range len(full) {
 		if err := os.WriteFile(name, full[:n], 0o644); err != nil {
@@ -183,4 +186,47 @@ func FuzzCompactDecode(f *testing.F) {
 			_ = d.decode(reflect.New(typ.Elem()).Interface())
 		}
 	})
+}
+
+// TestPackedEdges checks that restored edges, kept encoded until the
+// results are put together, encode as the edges they were made from, and
+// decode to them.
+func TestPackedEdges(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	made := packedEdges{list: lockgraphtest.RandomEdges(r, 50)}
+	want, err := made.list.GobEncode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "entry")
+	if err := writeCompactFile(name, &pkgEntry{Part: &unitPart{Edges: made}}); err != nil {
+		t.Fatal(err)
+	}
+	var back pkgEntry
+	if !readCompactFile(name, &back) {
+		t.Fatal("the entry was not read back")
+	}
+	if back.Part.Edges.list != nil || back.Part.Edges.raw == nil {
+		t.Fatal("restored edges decoded before they are asked for")
+	}
+	again, err := back.Part.Edges.GobEncode()
+	if err != nil || !bytes.Equal(again, want) {
+		t.Errorf("restored edges encode differently (%v)", err)
+	}
+	got, err := back.Part.Edges.edges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, made.list) {
+		t.Error("restored edges decode to other edges")
+	}
+	res := &cachedResults{}
+	res.add(&unitPart{Edges: made})
+	res.add(back.Part)
+	if err := res.unpackEdges(); err != nil || len(res.Edges) != 100 || res.pending != nil {
+		t.Errorf("unpacked %d edges (%v), %d pending; want 100, none", len(res.Edges), err, len(res.pending))
+	}
+	if _, err := (packedEdges{raw: []byte{0xff, 0xff, 0xff}}).edges(); err == nil {
+		t.Error("damaged edges decoded without an error")
+	}
 }

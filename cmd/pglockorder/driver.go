@@ -361,6 +361,10 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 	}
 	groups, groupDeps := condense(len(order), deps)
 
+	// The planning pass's types go, but for the kept packages': no cache
+	// of the analyzer may hold them (the handle kinds of the receivers of
+	// the calls through interfaces are cached by type).
+	analyzer.ForgetTypes()
 	kept := make([]bool, len(order))
 	keptPkgs := map[*packages.Package]bool{}
 	for i, p := range order { // imports come first

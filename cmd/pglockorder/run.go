@@ -379,6 +379,18 @@ func (inv *invocation) analyse() bool {
 			inv.sites = append(inv.sites, part.Sites...)
 			inv.results.add(part)
 		}
+		// The analysis is over: its syntax and types go before the
+		// restored edges are decoded, so that the run does not hold
+		// both at once.
+		units = nil
+		for _, p := range inv.pkgs {
+			p.Syntax, p.Types, p.TypesInfo = nil, nil, nil
+		}
+		analyzer.ForgetTypes()
+		if err := inv.results.unpackEdges(); err != nil {
+			fmt.Fprintf(inv.stderr, "pglockorder: %v\n", err)
+			inv.failed = true
+		}
 		// A function's statement on a transaction its caller lends
 		// it is reported where the transaction is begun, in whatever
 		// package that is (lockseq.RowFinding.Lent).

@@ -470,3 +470,10 @@ func (a *Analysis) valuePaths(prog *ssa.Program, t types.Type) [][]string {
 	}
 	return out
 }
+
+// ForgetTypes empties the package's caches of what it found in types, each
+// keyed by a types object: a driver that drops a program's types calls it
+// so that the caches do not keep them alive. The next use fills them again.
+func ForgetTypes() {
+	typeIndexes.Clear()
+}

@@ -310,3 +310,12 @@ func entOrder(v ssa.Value) []string {
 	}
 	return nil
 }
+
+// ForgetTypes empties the package's caches of what it found in types, each
+// keyed by a types object (entTypes, fieldTexts; a Rules' own by its
+// ForgetTypes): a driver that drops a program's types calls it so that the
+// caches do not keep them alive. The next use fills them again.
+func ForgetTypes() {
+	entTypes.Clear()
+	fieldTexts.Clear()
+}

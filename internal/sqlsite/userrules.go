@@ -358,3 +358,12 @@ func rulePackages(m map[string]int) map[string]bool {
 func (rs *Rules) IsRulePackage(path string) bool {
 	return rs != nil && (rs.sinkPkgs[path] || rs.runnerPkgs[path])
 }
+
+// ForgetTypes empties the rules' cache of the methods they found to
+// implement a declared interface method, keyed by types objects (see the
+// package's ForgetTypes).
+func (rs *Rules) ForgetTypes() {
+	if rs != nil {
+		rs.impl.Clear()
+	}
+}
