@@ -131,6 +131,8 @@ type unit struct {
 	// a second round must analyse the package again.
 	restored *unitPart
 	entry    *pkgEntry
+	// made is the part of the results the analysis made (keepPart).
+	made *unitPart
 }
 
 // factKey identifies an object fact; a nil object stands for the package.
@@ -488,6 +490,7 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 					facts.drop(p.Types) // replaced by this round's
 				}
 				u := runPass(a, p, facts, visible[g])
+				u.keepPart()
 				took := time.Since(start)
 				if key != "" {
 					pc.storeLater(key, u, facts)

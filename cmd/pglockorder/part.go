@@ -38,6 +38,9 @@ func (u *unit) part() *unitPart {
 	if u.restored != nil {
 		return u.restored
 	}
+	if u.made != nil {
+		return u.made
+	}
 	p := &unitPart{}
 	if res, ok := u.result.(*analyzer.Result); ok {
 		p.Edges = packedEdges{list: res.Edges}
@@ -65,6 +68,20 @@ func (u *unit) part() *unitPart {
 		p.Findings = append(p.Findings, f)
 	}
 	return p
+}
+
+// keepPart makes the unit's part of the results as soon as its pass is
+// done, and keeps of the analyzer's result only the lookups that the
+// per-package cache records: the result holds the package's SSA (a row
+// finding names its function), which would otherwise stay alive until the
+// run puts the results together.
+func (u *unit) keepPart() {
+	res, ok := u.result.(*analyzer.Result)
+	if !ok || u.err != nil {
+		return
+	}
+	u.made = u.part()
+	u.result = &analyzer.Result{Lookups: res.Lookups}
 }
 
 // add adds a package's part to the results; its edges wait in r.pending
