@@ -61,10 +61,10 @@ type cachedResults struct {
 	EdgeCount int
 	// pending are the edges of the parts added, decoded into Edges
 	// once the analysis is over (unpackEdges).
-	pending []packedEdges
-	Ordered   []lockseq.OrderedLock
-	Temps     []string
-	Findings  []findings.Finding // those of each package alone (analyzer.PackageFindings)
+	pending  []packedEdges
+	Ordered  []lockseq.OrderedLock
+	Temps    []string
+	Findings []findings.Finding // those of each package alone (analyzer.PackageFindings)
 	// lent names the lent row findings that calls in some package judged
 	// again: withdrawn from Findings once every package is in.
 	lent    map[string]bool

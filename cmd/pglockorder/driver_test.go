@@ -39,10 +39,12 @@ func TestParallelSameResults(t *testing.T) {
 			for _, d := range u.diagnostics {
 				out = append(out, fmt.Sprintf("%s %s: %s", u.pkg.Fset.Position(d.Pos), d.Category, d.Message))
 			}
-			if res, ok := u.result.(*analyzer.Result); ok {
-				for _, e := range res.Edges {
-					out = append(out, fmt.Sprintf("edge %s %s -> %s gates %v at %s", e.Func, e.Held, e.Wanted, e.Gates, e.Anchor()))
-				}
+			edges, err := u.part().Edges.edges()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range edges {
+				out = append(out, fmt.Sprintf("edge %s %s -> %s gates %v at %s", e.Func, e.Held, e.Wanted, e.Gates, e.Anchor()))
 			}
 		}
 		return out

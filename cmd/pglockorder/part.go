@@ -133,7 +133,7 @@ func (e packedEdges) GobEncode() ([]byte, error) {
 }
 
 // GobDecode keeps a copy of b, to be decoded by edges.
-func (e *packedEdges) GobDecode(b []byte) error {
+func (e *packedEdges) GobDecode(b []byte) error { //nolint:unparam // gob.GobDecoder's signature; decoding comes later
 	e.list, e.raw = nil, slices.Clone(b)
 	return nil
 }
@@ -146,7 +146,7 @@ func (e packedEdges) edges() (lockgraph.EdgeList, error) {
 	}
 	var l lockgraph.EdgeList
 	if err := l.GobDecode(e.raw); err != nil {
-		return nil, fmt.Errorf("%w: decoding the restored edges: %v", errInternal, err)
+		return nil, fmt.Errorf("%w: decoding the restored edges: %w", errInternal, err)
 	}
 	return l, nil
 }

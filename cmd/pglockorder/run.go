@@ -379,10 +379,9 @@ func (inv *invocation) analyse() bool {
 			inv.sites = append(inv.sites, part.Sites...)
 			inv.results.add(part)
 		}
-		// The analysis is over: its syntax and types go before the
-		// restored edges are decoded, so that the run does not hold
-		// both at once.
-		units = nil
+		// The analysis is over: its syntax and types go (the units are
+		// no longer used) before the restored edges are decoded, so
+		// that the run does not hold both at once.
 		for _, p := range inv.pkgs {
 			p.Syntax, p.Types, p.TypesInfo = nil, nil, nil
 		}
