@@ -43,10 +43,13 @@ func explainProgramOf(t *testing.T, s scenario) (explain.Program, []*lockgraph.C
 		if u.err != nil {
 			t.Fatalf("%s: %v", u.pkg.PkgPath, u.err)
 		}
-		if res, ok := u.result.(*analyzer.Result); ok {
-			edges = append(edges, res.Edges...)
-			sites = append(sites, res.Sites...)
+		part := u.part()
+		pe, err := part.Edges.edges()
+		if err != nil {
+			t.Fatalf("%s: %v", u.pkg.PkgPath, err)
 		}
+		edges = append(edges, pe...)
+		sites = append(sites, part.Sites...)
 	}
 	cycles := lockgraph.New(edges).Cycles(4)
 	var fs []finding

@@ -82,6 +82,12 @@ func (u *unit) keepPart() {
 	}
 	u.made = u.part()
 	u.result = &analyzer.Result{Lookups: res.Lookups}
+	// Its edges wait for the end of the analysis encoded, as restored
+	// ones do: encoded, they take a fraction of the memory, and the
+	// per-package cache writes the same bytes.
+	if raw, err := u.made.Edges.list.GobEncode(); err == nil {
+		u.made.Edges = packedEdges{raw: raw}
+	}
 }
 
 // add adds a package's part to the results; its edges wait in r.pending
@@ -112,12 +118,13 @@ func (r *cachedResults) add(p *unitPart) {
 	}
 }
 
-// packedEdges are the lock-order edges of one package's part: as its
-// analysis made them, or, restored from the per-package cache, encoded.
-// Restored edges are decoded only once the analysis is over and its types
-// are dropped (unpackEdges): decoded, those of a big program's restored
-// packages took as much memory as all its types (57 MB and 68 MB of
-// hatchet's live heap after an edit), and both were alive at once.
+// packedEdges are the lock-order edges of one package's part, as its
+// analysis made them or encoded (restored from the per-package cache, or
+// kept by keepPart). Encoded edges are decoded only once the analysis is
+// over and its types are dropped (unpackEdges): decoded, those of a big
+// program's restored packages took as much memory as all its types (57 MB
+// and 68 MB of hatchet's live heap after an edit), and both were alive at
+// once.
 type packedEdges struct {
 	list lockgraph.EdgeList
 	raw  []byte
@@ -146,7 +153,7 @@ func (e packedEdges) edges() (lockgraph.EdgeList, error) {
 	}
 	var l lockgraph.EdgeList
 	if err := l.GobDecode(e.raw); err != nil {
-		return nil, fmt.Errorf("%w: decoding the restored edges: %w", errInternal, err)
+		return nil, fmt.Errorf("%w: decoding the kept edges: %w", errInternal, err)
 	}
 	return l, nil
 }

@@ -70,11 +70,16 @@ func findEdges(t *testing.T, s scenario) []*lockgraph.Edge {
 		if u.err != nil {
 			t.Fatalf("%s: %v", u.pkg.PkgPath, u.err)
 		}
-		if res, ok := u.result.(*analyzer.Result); ok {
-			edges = append(edges, res.Edges...)
-			for _, tt := range res.TempTables {
-				temps[tt] = true
-			}
+		// The unit's part holds what its pass made; the pass's result
+		// itself is slimmed once the part is made (keepPart).
+		part := u.part()
+		pe, err := part.Edges.edges()
+		if err != nil {
+			t.Fatalf("%s: %v", u.pkg.PkgPath, err)
+		}
+		edges = append(edges, pe...)
+		for _, tt := range part.Temps {
+			temps[tt] = true
 		}
 	}
 	edges = lockgraph.WithoutTables(edges, temps)
