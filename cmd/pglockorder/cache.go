@@ -138,6 +138,12 @@ func (c resultCache) key(pkgs []*packages.Package, ids *identities, cfg *package
 		return "", "", false
 	}
 	analyzer.Analyzer.Flags.VisitAll(func(f *flag.Flag) {
+		if f.Name == "debug" {
+			// It prints more and changes no result; in the key, a
+			// -debug run, whose job is to say why a package was
+			// analysed again, could never find a run's entries.
+			return
+		}
 		fmt.Fprintf(both, "flag %s=%s\x00", f.Name, f.Value)
 	})
 	fmt.Fprintf(both, "tests=%t build=%q\x00", cfg.Tests, cfg.BuildFlags)

@@ -60,6 +60,11 @@ func TestResultCache(t *testing.T) {
 	if dot1 != dot2 || !strings.Contains(dot2, "color=red") {
 		t.Errorf("DOT from the cache differs from a fresh run:\n--- fresh\n%s\n--- cached\n%s", dot1, dot2)
 	}
+	// -debug changes no result: it finds the entries of a run without it.
+	debugOut, errDebug, _ := run("-debug", "./...")
+	if !strings.Contains(errDebug, "results from the cache in") || debugOut != first {
+		t.Errorf("-debug did not use the cache of a run without it:\n%s", errDebug)
+	}
 	// A flag of the analysis is part of the key.
 	if _, errFlag, _ := run("-maxcycle=3", "./..."); !strings.Contains(errFlag, "analysed in") {
 		t.Errorf("a different -maxcycle used the cache:\n%s", errFlag)
