@@ -79,13 +79,27 @@ type pkgCache struct {
 
 // storeLater stores the entry of a pass just made in the background; wait
 // waits for it. The facts the package exported are taken now: a second
-// round replaces them.
+// round replaces them. So are the names, outside this process, of the
+// objects the entry speaks of: an entry waiting to be written holds
+// names and fact values, not the unit nor any types object, so that a
+// run whose writes lag behind its analysis does not keep the analysed
+// packages' types alive until they are written (on hatchet, after an
+// edit, the export data those types hold was a fifth of the heap while
+// the lock graph was built).
 func (c *pkgCache) storeLater(key string, u *unit, facts *factStore) {
-	exported := c.exported(u.pkg.Types, facts)
+	pe, why := c.prepare(u, c.exported(u.pkg.Types, facts))
+	if why != "" {
+		if analyzer.Debug() {
+			fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s not stored: %s\n", u.pkg.ID, why)
+		}
+		return
+	}
 	c.writes.Go(func() {
 		c.writing.Lock()
 		defer c.writing.Unlock()
-		c.store(key, u, exported)
+		if why := c.write(key, pe); why != "" && analyzer.Debug() {
+			fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s not stored: %s\n", pe.id, why)
+		}
 	})
 }
 
@@ -217,45 +231,49 @@ func (c *pkgCache) load(key string) *pkgEntry {
 	return &e
 }
 
-// store writes the entry of a package analysed now, if everything it read
-// and exported can be named outside this process.
-func (c *pkgCache) store(key string, u *unit, exported []factEntry) {
-	if why := c.put(key, u, exported); why != "" && analyzer.Debug() {
-		fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s not stored: %s\n", u.pkg.ID, why)
-	}
+// pendingEntry is an entry named but not yet encoded: its reads' and
+// facts' digests, and its facts' encoding, are made when it is written.
+type pendingEntry struct {
+	e *pkgEntry
+	// reads and facts are the values of e.Reads and e.Facts, in order.
+	reads, facts []analysis.Fact
+	// id names the package in -debug messages.
+	id string
 }
 
-// put stores the entry, or says why it cannot.
-func (c *pkgCache) put(key string, u *unit, exported []factEntry) string {
+// prepare names what a pass read and exported outside this process, or
+// says why it cannot be stored.
+func (c *pkgCache) prepare(u *unit, exported []factEntry) (*pendingEntry, string) {
 	res, ok := u.result.(*analyzer.Result)
 	if !ok || u.err != nil || u.reads == nil || u.reads.everything {
-		return "no result, or it read every fact"
+		return nil, "no result, or it read every fact"
 	}
-	e := &pkgEntry{Part: u.part(), Lookups: map[string][]string{}}
+	// One encoder names all the objects: objectpath.For walks the
+	// object's package for each, the encoder once per package.
+	var names objectpath.Encoder
+	pe := &pendingEntry{e: &pkgEntry{Part: u.part(), Lookups: map[string][]string{}}, id: u.pkg.ID}
+	e := pe.e
 	for k, f := range u.reads.objects {
 		if fn, ok := k.obj.(*types.Func); ok && fn.Origin() != fn && f == nil {
 			// A generic method's instance: facts are the
 			// origin's, an instance never has one.
 			continue
 		}
-		path, err := objectpath.For(k.obj)
-		d, ok := c.digest(f)
-		if err != nil || !ok {
-			return fmt.Sprintf("a fact it read cannot be named: %v (%v)", k.obj, err)
+		path, err := names.For(k.obj)
+		if err != nil {
+			return nil, fmt.Sprintf("a fact it read cannot be named: %v (%v)", k.obj, err)
 		}
-		e.Reads = append(e.Reads, factRef{Pkg: k.obj.Pkg().Path(), Obj: string(path), Type: k.t.String(), Digest: d})
+		e.Reads = append(e.Reads, factRef{Pkg: k.obj.Pkg().Path(), Obj: string(path), Type: k.t.String()})
+		pe.reads = append(pe.reads, f)
 	}
 	for k, f := range u.reads.packages {
-		d, ok := c.digest(f)
-		if !ok {
-			return "a package fact it read cannot be encoded"
-		}
-		e.Reads = append(e.Reads, factRef{Pkg: k.pkg.Path(), Type: k.t.String(), Digest: d})
+		e.Reads = append(e.Reads, factRef{Pkg: k.pkg.Path(), Type: k.t.String()})
+		pe.reads = append(pe.reads, f)
 	}
 	for name, found := range res.Lookups {
-		refs, ok := objRefs(found)
+		refs, ok := objRefs(&names, found)
 		if !ok {
-			return "a method it found cannot be named"
+			return nil, "a method it found cannot be named"
 		}
 		e.Lookups[name] = refs
 	}
@@ -264,23 +282,41 @@ func (c *pkgCache) put(key string, u *unit, exported []factEntry) string {
 	exported = slices.Concat(
 		slices.DeleteFunc(slices.Clone(exported), func(ef factEntry) bool { return ef.key.obj != nil }),
 		slices.DeleteFunc(slices.Clone(exported), func(ef factEntry) bool { return ef.key.obj == nil }))
-	var enc compactEncoder
 	for _, ef := range exported {
 		var obj objectpath.Path
 		if ef.key.obj != nil {
 			var err error
-			if obj, err = objectpath.For(ef.key.obj); err != nil {
-				return fmt.Sprintf("an object with a fact cannot be named: %v", err)
+			if obj, err = names.For(ef.key.obj); err != nil {
+				return nil, fmt.Sprintf("an object with a fact cannot be named: %v", err)
 			}
 		}
-		if err := enc.encode(ef.fact); err != nil {
+		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String()})
+		pe.facts = append(pe.facts, ef.fact)
+	}
+	return pe, ""
+}
+
+// write digests and encodes a prepared entry's facts and writes it under
+// key, or says why it cannot.
+func (c *pkgCache) write(key string, pe *pendingEntry) string {
+	e := pe.e
+	for i, f := range pe.reads {
+		d, ok := c.digest(f)
+		if !ok {
+			return "a fact it read cannot be encoded"
+		}
+		e.Reads[i].Digest = d
+	}
+	var enc compactEncoder
+	for i, f := range pe.facts {
+		if err := enc.encode(f); err != nil {
 			return fmt.Sprintf("encoding a fact: %v", err)
 		}
-		d, ok := c.digest(ef.fact)
+		d, ok := c.digest(f)
 		if !ok {
 			return "an exported fact cannot be digested"
 		}
-		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String(), Digest: d})
+		e.Facts[i].Digest = d
 	}
 	e.FactData = enc.buf
 	name := c.file(key)
@@ -314,10 +350,10 @@ func (c *pkgCache) digest(f analysis.Fact) (string, bool) {
 // objRefs names objects outside the process: package path and object path,
 // sorted (a package and its test variant share a path, and so their order
 // in a lookup's answer is not the same in every run).
-func objRefs(objs []*types.Func) ([]string, bool) {
+func objRefs(names *objectpath.Encoder, objs []*types.Func) ([]string, bool) {
 	out := make([]string, 0, len(objs))
 	for _, o := range objs {
-		path, err := objectpath.For(o)
+		path, err := names.For(o)
 		if err != nil {
 			return nil, false
 		}
@@ -439,8 +475,9 @@ func (c *pkgCache) valid(p *packages.Package, e *pkgEntry, facts *factStore, vis
 		return ""
 	}
 	lookup := methodsNow(facts, visiblePackageFacts(facts, visible), p.Types)
+	var names objectpath.Encoder
 	for name, want := range e.Lookups {
-		got, ok := objRefs(lookup(name))
+		got, ok := objRefs(&names, lookup(name))
 		if !ok || !slices.Equal(got, want) {
 			return "the implementations of the methods named " + name + " changed"
 		}
