@@ -493,6 +493,18 @@ type compactDecoder struct {
 	tables [][]reflect.Value
 }
 
+// fork returns a decoder at d's position that decodes what follows as d
+// would, without changing d: its tables are its own.
+func (d *compactDecoder) fork() compactDecoder {
+	f := *d
+	f.strs = slices.Clip(d.strs)
+	f.tables = make([][]reflect.Value, len(d.tables))
+	for i, t := range d.tables {
+		f.tables[i] = slices.Clip(t)
+	}
+	return f
+}
+
 // decode reads the next value into the value p points to.
 func (d *compactDecoder) decode(p any) error {
 	rv := reflect.ValueOf(p)

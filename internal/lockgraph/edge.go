@@ -6,6 +6,7 @@ package lockgraph
 import (
 	"cmp"
 	"go/token"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,7 +129,11 @@ type KeyedGate struct {
 // edges with equal anchors depends on it), built without fmt, which took a
 // third of the graph's time on hatchet (TestEdgeKey compares the two).
 func (e *Edge) key() string {
-	b := make([]byte, 0, 64+len(e.Func))
+	return string(e.appendKey(make([]byte, 0, 64+len(e.Func))))
+}
+
+// appendKey appends the edge's key to b.
+func (e *Edge) appendKey(b []byte) []byte {
 	b = append(b, e.Func...)
 	b = append(b, '|')
 	b = append(b, e.Held.Class.String()...)
@@ -163,7 +168,7 @@ func (e *Edge) key() string {
 		b = append(b, '}')
 	}
 	b = append(b, ']')
-	return string(b)
+	return b
 }
 
 // appendFlags appends "|true" or "|false" for each flag.
@@ -279,36 +284,71 @@ func compareUnkeyed(a, b *Edge) int {
 
 // Dedupe sorts edges and keeps one per key (the first in order).
 //
-// Each edge's key and anchor are made once: sorting by Compare makes them
-// again at every comparison, which on a program of 30,000 edges was most of
-// the graph's time.
+// Each edge's anchor is found once, and its key hashed once: sorting by
+// Compare makes them again at every comparison, which on a program of
+// 30,000 edges was most of the graph's time, and keeping every key as a
+// string took 12 MB on hatchet. The keys themselves, which order edges
+// that Compare finds equal otherwise, are made only for those.
 func Dedupe(edges []*Edge) []*Edge {
 	type keyed struct {
 		e      *Edge
-		key    string
 		anchor token.Position
+		// sum is the key's hash, 128 bits: two keys alike in it and
+		// not equal are not to be met.
+		sum [2]uint64
 	}
+	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	var buf []byte
 	ks := make([]keyed, len(edges))
 	for i, e := range edges {
-		ks[i] = keyed{e, e.key(), e.Anchor()}
+		buf = e.appendKey(buf[:0])
+		ks[i] = keyed{e, e.Anchor(), [2]uint64{maphash.Bytes(seeds[0], buf), maphash.Bytes(seeds[1], buf)}}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
-		if c := cmp.Or(
-			CompareClasses(a.e.Held.Class, b.e.Held.Class),
-			CompareClasses(a.e.Wanted.Class, b.e.Wanted.Class),
-			cmp.Compare(a.e.Func, b.e.Func),
-		); c != 0 {
+	unkeyed := func(a, b keyed) int {
+		// Not cmp.Or, which evaluates every criterion.
+		if c := CompareClasses(a.e.Held.Class, b.e.Held.Class); c != 0 {
 			return c
 		}
-		return cmp.Or(ComparePositions(a.anchor, b.anchor), cmp.Compare(a.key, b.key))
-	})
-	seen := make(map[string]bool, len(edges))
+		if c := CompareClasses(a.e.Wanted.Class, b.e.Wanted.Class); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.e.Func, b.e.Func); c != 0 {
+			return c
+		}
+		return ComparePositions(a.anchor, b.anchor)
+	}
+	// A stable sort without the key, then one by key of each run of
+	// edges equal without it, orders as one stable sort by Compare.
+	slices.SortStableFunc(ks, unkeyed)
+	type tie struct {
+		k   keyed
+		key string
+	}
+	var ties []tie
+	for i := 0; i < len(ks); {
+		j := i + 1
+		for j < len(ks) && unkeyed(ks[i], ks[j]) == 0 {
+			j++
+		}
+		if j-i > 1 {
+			ties = ties[:0]
+			for _, k := range ks[i:j] {
+				ties = append(ties, tie{k, k.e.key()})
+			}
+			slices.SortStableFunc(ties, func(a, b tie) int { return strings.Compare(a.key, b.key) })
+			for n, t := range ties {
+				ks[i+n] = t.k
+			}
+		}
+		i = j
+	}
+	seen := make(map[[2]uint64]bool, len(ks))
 	out := edges[:0]
 	for _, k := range ks {
-		if seen[k.key] {
+		if seen[k.sum] {
 			continue
 		}
-		seen[k.key] = true
+		seen[k.sum] = true
 		out = append(out, k.e)
 	}
 	return out

@@ -2,7 +2,9 @@ package lockgraph
 
 import (
 	"fmt"
+	"go/token"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pglockorder/pglockorder/internal/lockmodel"
@@ -34,6 +36,41 @@ func TestEdgeKey(t *testing.T) {
 		}
 		if got, want := e.Held.String(), fmt.Sprintf("%s (%s)", e.Held.Class.Describe(), e.Held.modeName()); got != want {
 			t.Fatalf("Lock.String %q, fmt would make %q", got, want)
+		}
+	}
+}
+
+// TestDedupeOrder checks Dedupe against its definition: a stable sort by
+// Compare, then the first edge of each key. The edges are drawn from small
+// pools, so that many tie on everything but the key and many share a key.
+func TestDedupeOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	lock := func() Lock {
+		return Lock{Class: Class{Kind: RowClass, Name: pick("accounts", "usage")}, Mode: lockmodel.Mode(r.IntN(3)), Waits: r.IntN(2) == 1}
+	}
+	for round := range 50 {
+		var edges []*Edge
+		for range 1 + r.IntN(300) {
+			e := &Edge{Held: lock(), Wanted: lock(), Func: pick("pkg.F", "pkg.G"), CrossConn: r.IntN(4) == 0}
+			if r.IntN(3) == 0 {
+				e.Gates = []Lock{lock()}
+			}
+			e.WantedPath = []Frame{{Func: e.Func, Pos: token.Position{Filename: pick("a.go", "b.go"), Line: 1 + r.IntN(3)}}}
+			edges = append(edges, e)
+		}
+		want := slices.Clone(edges)
+		slices.SortStableFunc(want, Compare)
+		seen := map[string]bool{}
+		want = slices.DeleteFunc(want, func(e *Edge) bool {
+			k := e.key()
+			dup := seen[k]
+			seen[k] = true
+			return dup
+		})
+		got := Dedupe(slices.Clone(edges))
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: Dedupe kept %d edges in another order or other ones than the %d of its definition", round, len(got), len(want))
 		}
 	}
 }
