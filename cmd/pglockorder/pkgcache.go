@@ -89,18 +89,23 @@ type pkgCache struct {
 func (c *pkgCache) storeLater(key string, u *unit, facts *factStore) {
 	pe, why := c.prepare(u, c.exported(u.pkg.Types, facts))
 	if why != "" {
-		if analyzer.Debug() {
-			fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s not stored: %s\n", u.pkg.ID, why)
-		}
+		notStored(u.pkg.ID, why)
 		return
 	}
 	c.writes.Go(func() {
 		c.writing.Lock()
 		defer c.writing.Unlock()
-		if why := c.write(key, pe); why != "" && analyzer.Debug() {
-			fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s not stored: %s\n", pe.id, why)
+		if why := c.write(key, pe); why != "" {
+			notStored(pe.id, why)
 		}
 	})
+}
+
+// notStored says, with -debug, why a package's entry was not stored.
+func notStored(id, why string) {
+	if analyzer.Debug() {
+		fmt.Fprintf(os.Stderr, "pglockorder: per-package cache: %s not stored: %s\n", id, why)
+	}
 }
 
 // exported returns the facts that a package exported.

@@ -274,12 +274,22 @@ func Compare(a, b *Edge) int {
 
 // compareUnkeyed is Compare without its last criterion, the key.
 func compareUnkeyed(a, b *Edge) int {
-	return cmp.Or(
-		CompareClasses(a.Held.Class, b.Held.Class),
-		CompareClasses(a.Wanted.Class, b.Wanted.Class),
-		cmp.Compare(a.Func, b.Func),
-		ComparePositions(a.Anchor(), b.Anchor()),
-	)
+	if c := compareEnds(a, b); c != 0 {
+		return c
+	}
+	return ComparePositions(a.Anchor(), b.Anchor())
+}
+
+// compareEnds orders edges by their locks' classes, then their function:
+// Compare's first criteria. Not with cmp.Or, which evaluates every one.
+func compareEnds(a, b *Edge) int {
+	if c := CompareClasses(a.Held.Class, b.Held.Class); c != 0 {
+		return c
+	}
+	if c := CompareClasses(a.Wanted.Class, b.Wanted.Class); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Func, b.Func)
 }
 
 // Dedupe sorts edges and keeps one per key (the first in order).
@@ -304,15 +314,8 @@ func Dedupe(edges []*Edge) []*Edge {
 		buf = e.appendKey(buf[:0])
 		ks[i] = keyed{e, e.Anchor(), [2]uint64{maphash.Bytes(seeds[0], buf), maphash.Bytes(seeds[1], buf)}}
 	}
-	unkeyed := func(a, b keyed) int {
-		// Not cmp.Or, which evaluates every criterion.
-		if c := CompareClasses(a.e.Held.Class, b.e.Held.Class); c != 0 {
-			return c
-		}
-		if c := CompareClasses(a.e.Wanted.Class, b.e.Wanted.Class); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.e.Func, b.e.Func); c != 0 {
+	unkeyed := func(a, b keyed) int { // compareUnkeyed, with the anchors found once
+		if c := compareEnds(a.e, b.e); c != 0 {
 			return c
 		}
 		return ComparePositions(a.anchor, b.anchor)
