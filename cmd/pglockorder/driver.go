@@ -142,6 +142,14 @@ type factKey struct {
 	t   reflect.Type
 }
 
+// owner returns the package whose fact k names.
+func (k factKey) owner() *types.Package {
+	if k.obj != nil {
+		return k.obj.Pkg()
+	}
+	return k.pkg
+}
+
 // analyze runs analyzer a over the packages named on the command line (the
 // roots), passing facts from each package to its importers in memory. Only
 // the roots that can reach a database API are type-checked from source and
@@ -186,6 +194,11 @@ type stats struct {
 	// slowest are the packages whose analysis took longest, slowest
 	// first (at most slowestKept), so that -v names where time goes.
 	slowest []pkgTime
+	// factsLeft counts the facts still stored when the analysis ended,
+	// and lateReads the reads of a fact of a package whose facts were
+	// dropped as no pass would read them again: both 0 unless that
+	// reckoning (readersOf) is wrong.
+	factsLeft, lateReads int
 }
 
 // pkgTime is the time one package's analysis took.
@@ -393,6 +406,7 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 	var (
 		facts   = &factStore{m: map[factKey]analysis.Fact{}}
 		stopped atomic.Bool // a package planned as restored must be analysed
+		readers = readersOf(len(order), visible)
 	)
 	units = make([]*unit, len(order))
 	if pc != nil {
@@ -513,12 +527,43 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 			// The package's syntax and type information were needed
 			// for its own analysis only: its importers see its types.
 			order[i].Syntax, order[i].TypesInfo = nil, nil
+			// What its passes read was needed to restore or keep
+			// them, which is decided.
+			if units[i] != nil {
+				units[i].reads = nil
+			}
+		}
+		// The facts of a package whose last reader this group was go:
+		// the summaries of the program's top functions, which nothing
+		// reads, as soon as their package is done, and a query
+		// package's once every package that sees it is.
+		for i := range order {
+			if visible[g].has(i) && readers[i].Add(-1) == 0 && order[i].Types != nil {
+				facts.dropLast(order[i].Types)
+			}
 		}
 	})
 	if len(replan) > 0 {
 		return nil, st, replan
 	}
+	st.factsLeft, st.lateReads = facts.count(), int(facts.lateReads.Load())
 	return units, st, nil
+}
+
+// readersOf counts, for each package of the run, the groups whose passes
+// may read its facts (visibility): its own group and every group that
+// depends on it, directly or not. When the last of them is done, no pass
+// will read its facts again.
+func readersOf(n int, visible []*visibleSet) []atomic.Int32 {
+	readers := make([]atomic.Int32, n)
+	for _, v := range visible {
+		for i := range n {
+			if v.has(i) {
+				readers[i].Add(1)
+			}
+		}
+	}
+	return readers
 }
 
 // runDAG runs do(i) for each of n tasks on at most workers goroutines, each
@@ -623,12 +668,26 @@ type factStore struct {
 	// lazy are the facts restored from the per-package cache and not
 	// decoded yet (lazyfacts.go): most are never read.
 	lazy map[factKey]lazyRef
+	// dropped are the packages whose facts were dropped, and lateReads
+	// counts the reads of their facts after that (stats.lateReads).
+	dropped   map[*types.Package]bool
+	lateReads atomic.Int64
+	// digests are the digests of the values under their keys, where
+	// known: those the per-package cache's entries kept for restored
+	// facts, and those made when a pass's entry is prepared (pkgcache.go).
+	// A digest goes with its value: set forgets it, drop too. Keyed by
+	// fact key, not by value, so that a value dropped is not kept alive
+	// by its digest.
+	digests map[factKey]string
 }
 
 func (s *factStore) get(k factKey) analysis.Fact {
 	s.mu.RLock()
 	f, ok := s.m[k]
 	lz, lazy := s.lazy[k]
+	if !ok && !lazy && s.dropped[k.owner()] {
+		s.lateReads.Add(1)
+	}
 	s.mu.RUnlock()
 	if ok || !lazy {
 		return f
@@ -650,7 +709,57 @@ func (s *factStore) set(k factKey, f analysis.Fact) {
 	defer s.mu.Unlock()
 	s.index(k)
 	delete(s.lazy, k)
+	delete(s.digests, k)
 	s.m[k] = f
+}
+
+// setDigested is set with the value's digest, known already.
+func (s *factStore) setDigested(k factKey, f analysis.Fact, digest string) {
+	s.set(k, f)
+	if digest != "" {
+		s.setDigest(k, f, digest)
+	}
+}
+
+// knownDigest returns the digest of the value under k, if known.
+func (s *factStore) knownDigest(k factKey) (string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.digests[k]
+	return d, ok
+}
+
+// digestOf returns the digest of f, read under k, if known: f must still be
+// the value there.
+func (s *factStore) digestOf(k factKey, f analysis.Fact) (string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.digests[k]
+	return d, ok && s.holdsLocked(k, f)
+}
+
+// setDigest records the digest of f, the value under k (if it still is).
+func (s *factStore) setDigest(k factKey, f analysis.Fact, digest string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holdsLocked(k, f) {
+		if s.digests == nil {
+			s.digests = map[factKey]string{}
+		}
+		s.digests[k] = digest
+	}
+}
+
+// holdsLocked reports whether f is the value under k: the one stored, or
+// the one a pass read of a restored fact (lazyfacts.go); s.mu is held.
+func (s *factStore) holdsLocked(k factKey, f analysis.Fact) bool {
+	if v, ok := s.m[k]; ok {
+		return v == f
+	}
+	if r, ok := s.lazy[k]; ok {
+		return r.holds(f)
+	}
+	return false
 }
 
 // index lists a new key among its package's; s.mu is held.
@@ -713,15 +822,41 @@ func (s *factStore) objectsOf(pkg *types.Package) []factEntry {
 func (s *factStore) drop(pkg *types.Package) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dropDigests(pkg)
+}
+
+// dropLast forgets the facts of a package whose last reader is done.
+func (s *factStore) dropLast(pkg *types.Package) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropDigests(pkg)
+	if s.dropped == nil {
+		s.dropped = map[*types.Package]bool{}
+	}
+	s.dropped[pkg] = true
+}
+
+// count returns the number of facts stored, decoded or not.
+func (s *factStore) count() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.m) + len(s.lazy)
+}
+
+// dropDigests forgets the facts of a package and its objects, with their
+// digests; s.mu is held.
+func (s *factStore) dropDigests(pkg *types.Package) {
 	for _, k := range s.objects[pkg] {
 		delete(s.m, k)
 		delete(s.lazy, k)
+		delete(s.digests, k)
 	}
 	delete(s.objects, pkg)
 	for k := range s.pkgFacts {
 		if k.pkg == pkg {
 			delete(s.m, k)
 			delete(s.lazy, k)
+			delete(s.digests, k)
 			delete(s.pkgFacts, k)
 		}
 	}

@@ -101,3 +101,57 @@ func TestLoadKnownExtras(t *testing.T) {
 		}
 	}
 }
+
+// TestFactsDroppedAfterLastReader analyses programs whose packages read
+// each other's facts along imports and through the interfaces main wires
+// in, and checks that each package's facts are gone once the last group
+// that can read them is done (none is left at the end) and that no pass
+// read a fact after its package's were dropped.
+func TestFactsDroppedAfterLastReader(t *testing.T) {
+	if err := analyzer.Analyzer.Flags.Set("debug", "false"); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"../../testdata/program", "../../testdata/corpus"} {
+		pkgs, err := load(&packages.Config{Mode: loadMode, Dir: dir, Tests: true}, []string{"./..."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 3} {
+			units, st := analyzeTimed(analyzer.Facts, pkgs, workers, nil)
+			analysed := 0
+			for _, u := range units {
+				if u.err == nil && u.made != nil {
+					analysed++
+				}
+			}
+			if analysed < 5 {
+				t.Fatalf("%s: %d packages analysed: nothing to check", dir, analysed)
+			}
+			if st.factsLeft != 0 || st.lateReads != 0 {
+				t.Errorf("%s, %d workers: %d facts left at the end, %d read after their package's were dropped", dir, workers, st.factsLeft, st.lateReads)
+			}
+			for _, p := range pkgs {
+				p.Syntax, p.Types, p.TypesInfo = nil, nil, nil
+			}
+		}
+	}
+}
+
+// TestReadersOf checks the count of the groups that may read each
+// package's facts: its own and every group that depends on it.
+func TestReadersOf(t *testing.T) {
+	// 0 <- 1 <- 3, 0 <- 2 <- 3, 4 alone; one package per group.
+	groups := [][]int{{0}, {1}, {2}, {3}, {4}}
+	groupDeps := [][]int{nil, {0}, {0}, {1, 2}, nil}
+	order := make([]*packages.Package, 5)
+	for i := range order {
+		order[i] = &packages.Package{ID: fmt.Sprint(i)}
+	}
+	readers := readersOf(len(order), visibility(newTypeIndex(order), groups, groupDeps))
+	want := []int32{4, 2, 2, 1, 1}
+	for i, w := range want {
+		if got := readers[i].Load(); got != w {
+			t.Errorf("package %d: %d readers, want %d", i, got, w)
+		}
+	}
+}

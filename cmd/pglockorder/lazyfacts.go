@@ -39,9 +39,7 @@ type lazyGroup struct {
 	kept []analysis.Fact
 	all  weak.Pointer[[]analysis.Fact]
 	err  error
-	// decoded is told each value read, with its digest.
-	decoded func(f analysis.Fact, digest string)
-	pkg     string
+	pkg  string
 }
 
 // lazyRef is one fact of a group.
@@ -79,10 +77,14 @@ func (r lazyRef) value() analysis.Fact {
 	}
 	f := (*all)[r.i]
 	g.kept[r.i] = f
-	if g.decoded != nil && g.digests[r.i] != "" {
-		g.decoded(f, g.digests[r.i])
-	}
 	return f
+}
+
+// holds reports whether f is the value a pass read of this fact.
+func (r lazyRef) holds(f analysis.Fact) bool {
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	return r.g.kept != nil && r.g.kept[r.i] == f
 }
 
 // decode decodes every fact of the group from its bytes; g.mu is held.
@@ -100,31 +102,24 @@ func (g *lazyGroup) decode() ([]analysis.Fact, error) {
 }
 
 // setLazy adds the facts of a group under their keys, replacing those
-// there.
+// there, with the digests their entry kept.
 func (s *factStore) setLazy(keys []factKey, g *lazyGroup) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lazy == nil {
 		s.lazy = map[factKey]lazyRef{}
 	}
+	if s.digests == nil {
+		s.digests = map[factKey]string{}
+	}
 	for i, k := range keys {
 		s.index(k)
 		delete(s.m, k)
 		s.lazy[k] = lazyRef{g, i}
+		if g.digests[i] != "" {
+			s.digests[k] = g.digests[i]
+		} else {
+			delete(s.digests, k)
+		}
 	}
-}
-
-// storedDigest returns the digest an entry kept for a fact not decoded
-// yet.
-func (s *factStore) storedDigest(k factKey) (string, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, ok := s.m[k]; ok {
-		return "", false
-	}
-	r, ok := s.lazy[k]
-	if !ok || r.g.digests[r.i] == "" {
-		return "", false
-	}
-	return r.g.digests[r.i], true
 }

@@ -48,8 +48,6 @@ type pkgCache struct {
 	env string
 	// factTypes are the analyzer's fact types by name, for decoding.
 	factTypes map[string]reflect.Type
-	// digests memoizes the digest of each fact value.
-	digests sync.Map
 	// analysed holds the paths of the packages analysed in this run:
 	// no other package's objects can have facts.
 	analysed map[string]bool
@@ -87,7 +85,7 @@ type pkgCache struct {
 // edit, the export data those types hold was a fifth of the heap while
 // the lock graph was built).
 func (c *pkgCache) storeLater(key string, u *unit, facts *factStore) {
-	pe, why := c.prepare(u, c.exported(u.pkg.Types, facts))
+	pe, why := c.prepare(u, facts)
 	if why != "" {
 		notStored(u.pkg.ID, why)
 		return
@@ -236,19 +234,25 @@ func (c *pkgCache) load(key string) *pkgEntry {
 	return &e
 }
 
-// pendingEntry is an entry named but not yet encoded: its reads' and
-// facts' digests, and its facts' encoding, are made when it is written.
+// pendingEntry is an entry made but not yet written.
 type pendingEntry struct {
 	e *pkgEntry
-	// reads and facts are the values of e.Reads and e.Facts, in order.
-	reads, facts []analysis.Fact
 	// id names the package in -debug messages.
 	id string
 }
 
-// prepare names what a pass read and exported outside this process, or
-// says why it cannot be stored.
-func (c *pkgCache) prepare(u *unit, exported []factEntry) (*pendingEntry, string) {
+// prepare makes a pass's entry, but for writing it, or says why it cannot
+// be stored: it names what the pass read and exported outside this
+// process, digests the facts read and exported, and encodes the exported
+// ones. All of it is done when the pass ends, so that an entry waiting to
+// be written holds bytes and names, no fact value and no types object:
+// the facts of a package no pass will read again can go (analyzeStart),
+// and a run whose writes lag behind its analysis does not keep them, nor
+// the analysed packages' types, alive until they are written (on hatchet,
+// after an edit, the export data those types hold was a fifth of the heap
+// while the lock graph was built). The digests of the exported facts are
+// kept in the store, for the passes that read them.
+func (c *pkgCache) prepare(u *unit, facts *factStore) (*pendingEntry, string) {
 	res, ok := u.result.(*analyzer.Result)
 	if !ok || u.err != nil || u.reads == nil || u.reads.everything {
 		return nil, "no result, or it read every fact"
@@ -258,6 +262,13 @@ func (c *pkgCache) prepare(u *unit, exported []factEntry) (*pendingEntry, string
 	var names objectpath.Encoder
 	pe := &pendingEntry{e: &pkgEntry{Part: u.part(), Lookups: map[string][]string{}}, id: u.pkg.ID}
 	e := pe.e
+	read := func(k factKey, f analysis.Fact) bool {
+		d, ok := c.digest(facts, k, f)
+		if ok {
+			e.Reads[len(e.Reads)-1].Digest = d
+		}
+		return ok
+	}
 	for k, f := range u.reads.objects {
 		if fn, ok := k.obj.(*types.Func); ok && fn.Origin() != fn && f == nil {
 			// A generic method's instance: facts are the
@@ -269,11 +280,15 @@ func (c *pkgCache) prepare(u *unit, exported []factEntry) (*pendingEntry, string
 			return nil, fmt.Sprintf("a fact it read cannot be named: %v (%v)", k.obj, err)
 		}
 		e.Reads = append(e.Reads, factRef{Pkg: k.obj.Pkg().Path(), Obj: string(path), Type: k.t.String()})
-		pe.reads = append(pe.reads, f)
+		if !read(k, f) {
+			return nil, "a fact it read cannot be encoded"
+		}
 	}
 	for k, f := range u.reads.packages {
 		e.Reads = append(e.Reads, factRef{Pkg: k.pkg.Path(), Type: k.t.String()})
-		pe.reads = append(pe.reads, f)
+		if !read(k, f) {
+			return nil, "a fact it read cannot be encoded"
+		}
 	}
 	for name, found := range res.Lookups {
 		refs, ok := objRefs(&names, found)
@@ -284,9 +299,11 @@ func (c *pkgCache) prepare(u *unit, exported []factEntry) (*pendingEntry, string
 	}
 	// The package facts first: they are decoded when the entry is
 	// restored, the object facts after them only when read.
+	exported := c.exported(u.pkg.Types, facts)
 	exported = slices.Concat(
 		slices.DeleteFunc(slices.Clone(exported), func(ef factEntry) bool { return ef.key.obj != nil }),
 		slices.DeleteFunc(slices.Clone(exported), func(ef factEntry) bool { return ef.key.obj == nil }))
+	var enc compactEncoder
 	for _, ef := range exported {
 		var obj objectpath.Path
 		if ef.key.obj != nil {
@@ -295,60 +312,48 @@ func (c *pkgCache) prepare(u *unit, exported []factEntry) (*pendingEntry, string
 				return nil, fmt.Sprintf("an object with a fact cannot be named: %v", err)
 			}
 		}
-		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String()})
-		pe.facts = append(pe.facts, ef.fact)
+		if err := enc.encode(ef.fact); err != nil {
+			return nil, fmt.Sprintf("encoding a fact: %v", err)
+		}
+		d, ok := c.digest(facts, ef.key, ef.fact)
+		if !ok {
+			return nil, "an exported fact cannot be digested"
+		}
+		e.Facts = append(e.Facts, encodedFact{Obj: string(obj), Type: ef.key.t.String(), Digest: d})
 	}
+	e.FactData = enc.buf
 	return pe, ""
 }
 
-// write digests and encodes a prepared entry's facts and writes it under
-// key, or says why it cannot.
+// write writes a prepared entry under key, or says why it cannot.
 func (c *pkgCache) write(key string, pe *pendingEntry) string {
-	e := pe.e
-	for i, f := range pe.reads {
-		d, ok := c.digest(f)
-		if !ok {
-			return "a fact it read cannot be encoded"
-		}
-		e.Reads[i].Digest = d
-	}
-	var enc compactEncoder
-	for i, f := range pe.facts {
-		if err := enc.encode(f); err != nil {
-			return fmt.Sprintf("encoding a fact: %v", err)
-		}
-		d, ok := c.digest(f)
-		if !ok {
-			return "an exported fact cannot be digested"
-		}
-		e.Facts[i].Digest = d
-	}
-	e.FactData = enc.buf
 	name := c.file(key)
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err.Error()
 	}
-	if err := writeCompactFile(name, e); err != nil {
+	if err := writeCompactFile(name, pe.e); err != nil {
 		return err.Error()
 	}
 	return ""
 }
 
-// digest returns a digest of a fact's value ("" for none), and whether it
-// could be made.
-func (c *pkgCache) digest(f analysis.Fact) (string, bool) {
+// digest returns the digest of f, read or exported under k ("" for none),
+// and whether it could be made: the one the store knows for it, or one
+// made now and then known to the store while f is the value under k (a
+// fact read by many passes is digested once).
+func (c *pkgCache) digest(facts *factStore, k factKey, f analysis.Fact) (string, bool) {
 	if f == nil {
 		return "", true
 	}
-	if d, ok := c.digests.Load(f); ok {
-		return d.(string), true
+	if d, ok := facts.digestOf(k, f); ok {
+		return d, true
 	}
 	sum, err := factDigest(f)
 	if err != nil {
 		return "", false
 	}
 	d := hex.EncodeToString(sum[:])
-	c.digests.Store(f, d)
+	facts.setDigest(k, f, d)
 	return d, true
 }
 
@@ -380,7 +385,7 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 	}
 	var eager []decoded
 	dec := compactDecoder{b: e.FactData}
-	g := &lazyGroup{pkg: p.ID, decoded: func(f analysis.Fact, d string) { c.digests.Store(f, d) }}
+	g := &lazyGroup{pkg: p.ID}
 	var lazyKeys []factKey
 	for _, ef := range e.Facts {
 		t, ok := c.factTypes[ef.Type]
@@ -409,10 +414,7 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 	}
 	g.dec = dec
 	for _, d := range eager {
-		facts.set(d.k, d.f)
-		if d.d != "" {
-			c.digests.Store(d.f, d.d)
-		}
+		facts.setDigested(d.k, d.f, d.d)
 	}
 	if len(lazyKeys) > 0 {
 		facts.setLazy(lazyKeys, g)
@@ -421,12 +423,13 @@ func (c *pkgCache) restore(p *packages.Package, e *pkgEntry, facts *factStore) b
 }
 
 // digestOf returns the digest of the fact under k ("" for none), and
-// whether it could be made: the one its entry kept if it is not decoded.
+// whether it could be made: the one known to the store (a restored fact's
+// is its entry's, whether decoded or not), or one made now.
 func (c *pkgCache) digestOf(facts *factStore, k factKey) (string, bool) {
-	if d, ok := facts.storedDigest(k); ok {
+	if d, ok := facts.knownDigest(k); ok {
 		return d, true
 	}
-	return c.digest(facts.get(k))
+	return c.digest(facts, k, facts.get(k))
 }
 
 // valid reports why a read of the entry would not get the same answer in

@@ -227,6 +227,11 @@ func cachedAndFresh(t *testing.T, what, cacheDir string, run func(args ...string
 	forgetRuns(t, cacheDir)
 	out, cachedErr := run()
 	fresh, freshErr = run("-cache=false")
+	for _, e := range []string{cachedErr, freshErr} {
+		if strings.Contains(e, "internal error") {
+			t.Errorf("%s: %s", what, e)
+		}
+	}
 	if out != fresh {
 		t.Errorf("%s: output differs from a run without cache:\n--- cached\n%s\n--- fresh\n%s", what, out, fresh)
 	}

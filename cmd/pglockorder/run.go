@@ -356,6 +356,11 @@ func (inv *invocation) analyse() bool {
 			pc = newPkgCache(inv.cache, inv.env, ids, analyzer.Facts)
 		}
 		units, st := analyzeTimed(analyzer.Facts, inv.pkgs, workers(), pc)
+		if st.lateReads > 0 {
+			// A package's facts were dropped before a pass that read
+			// them: the result may lack what they say. A bug.
+			fmt.Fprintf(inv.stderr, "pglockorder: internal error: %d reads of facts dropped as no pass would read them again; please report it\n", st.lateReads)
+		}
 		inv.writes.Go(pc.wait)
 		inv.ph.analysed(st, workers())
 		inv.results.ImplDeps, inv.results.ImplGroups, inv.results.ImplReused = st.implDeps, st.cycles, st.reused
