@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
@@ -145,7 +146,7 @@ func TestReadersOf(t *testing.T) {
 	groupDeps := [][]int{nil, {0}, {0}, {1, 2}, nil}
 	order := make([]*packages.Package, 5)
 	for i := range order {
-		order[i] = &packages.Package{ID: fmt.Sprint(i)}
+		order[i] = &packages.Package{ID: strconv.Itoa(i)}
 	}
 	readers := readersOf(len(order), visibility(newTypeIndex(order), groups, groupDeps))
 	want := []int32{4, 2, 2, 1, 1}
