@@ -263,9 +263,10 @@ type settings struct {
 	// error reading it, which this package reports (see passConfig).
 	config *Config
 	err    error
-	// schema is the -schema flag's schema, else the one the
-	// configuration's schema: key names (nil: none).
-	schema *lockmodel.Schema
+	// schema returns the -schema flag's schema, else the one the
+	// configuration's schema: key names (nil: none), loaded on first
+	// use.
+	schema func() *lockmodel.Schema
 	// dialect is the package's dialect and why.
 	dialect dialectChoice
 }
@@ -275,7 +276,7 @@ type settings struct {
 // schema): the declared order's check reports the error.
 func resolveSettings(pass *analysis.Pass) *settings {
 	cfg, err := passConfig(pass)
-	st := &settings{config: cfg, err: err, schema: schemaFor(cfg), dialect: dialectChoice{dialect: sqlsite.PostgreSQL}}
+	st := &settings{config: cfg, err: err, schema: sync.OnceValue(func() *lockmodel.Schema { return schemaFor(cfg) }), dialect: dialectChoice{dialect: sqlsite.PostgreSQL}}
 	if err == nil {
 		st.dialect = packageDialect(pass, cfg)
 	}

@@ -77,23 +77,39 @@ type migration struct {
 // DiscoverSchema reads the schema of the modules rooted at roots from their
 // conventional places. It returns nil and no sources when none is found.
 func DiscoverSchema(roots ...string) (*Schema, []SchemaSource, error) {
+	migs, err := discoverMigrations(roots)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, sources := applyMigrations(migs)
+	return s, sources, nil
+}
+
+// discoverMigrations finds and reads the migrations of the modules rooted
+// at roots, in the order they are applied.
+func discoverMigrations(roots []string) ([]migration, error) {
 	var migs []migration
 	for _, root := range roots {
 		m, err := findMigrations(root)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		migs = append(migs, m...)
 	}
+	return migs, nil
+}
+
+// applyMigrations parses migrations into a new schema (nil for none).
+func applyMigrations(migs []migration) (*Schema, []SchemaSource) {
 	if len(migs) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	s := NewSchema()
 	sources := make([]SchemaSource, 0, len(migs))
 	for _, m := range migs {
 		sources = append(sources, s.apply(m))
 	}
-	return s, sources, nil
+	return s, sources
 }
 
 // apply parses one migration into s, statement by statement, and says what

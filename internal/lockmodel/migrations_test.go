@@ -1,6 +1,7 @@
 package lockmodel
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,5 +132,51 @@ func TestMigrationOrder(t *testing.T) {
 	slices.SortFunc(sorted, migrationOrder)
 	if got := strings.Join(sorted, " "); got != want {
 		t.Errorf("order %q, want %q", got, want)
+	}
+}
+
+// TestSchemaFlagParsesOnFirstUse checks that a discovered schema's files
+// are known as soon as the flag is set, that its migrations are parsed
+// only when the schema or its sources are first asked for, and that the
+// flag then gives what DiscoverSchema gives.
+func TestSchemaFlagParsesOnFirstUse(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"go.mod":                      "module m\n",
+		"db/migrations/1_orgs.sql":    "-- migrate:up\nCREATE TABLE orgs (id bigint PRIMARY KEY);\n-- migrate:down\nDROP TABLE orgs;\n",
+		"db/migrations/2_members.sql": "-- migrate:up\nCREATE TABLE members (org_id bigint REFERENCES orgs, user_id bigint);\n",
+	})
+	var f SchemaFlag
+	if err := f.Set("auto=" + root); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(root, "db/migrations/1_orgs.sql"), filepath.Join(root, "db/migrations/2_members.sql")}
+	if !slices.Equal(f.Files(), want) {
+		t.Errorf("files %v, want %v", f.Files(), want)
+	}
+	if f.load == nil || f.load.schema != nil || len(f.load.migs) != 2 {
+		t.Fatalf("the migrations were parsed when the flag was set, or not read: %+v", f.load)
+	}
+	s := f.Schema()
+	if s == nil || f.load.migs != nil {
+		t.Fatalf("schema %v after first use; migrations left %d", s, len(f.load.migs))
+	}
+	if f.Schema() != s {
+		t.Errorf("a second use parsed again")
+	}
+	direct, sources, err := DiscoverSchema(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Sources(); !slices.Equal(got, sources) {
+		t.Errorf("sources %v, want %v", got, sources)
+	}
+	for _, sql := range []string{"DELETE FROM orgs WHERE id = 1", "UPDATE members SET org_id = 2 WHERE user_id = 1"} {
+		if got, want := fmt.Sprint(s.Analyze(sql).Effects), fmt.Sprint(direct.Analyze(sql).Effects); got != want {
+			t.Errorf("%s: effects %s, want %s", sql, got, want)
+		}
+	}
+	if len(s.Analyze("DELETE FROM orgs WHERE id = 1").Effects) < 2 {
+		t.Errorf("the lazily parsed schema does not know the foreign key")
 	}
 }

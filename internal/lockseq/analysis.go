@@ -45,8 +45,10 @@ type Env struct {
 	// the lock model adds the locks it implies (foreign keys, key
 	// columns, functions and triggers). It is the Env's, not the lock
 	// model's, so that packages of differently configured modules can be
-	// analysed in one process.
-	Schema *lockmodel.Schema
+	// analysed in one process. A function, called when SQL is first
+	// modelled, so that a package that sends none does not load it (nil:
+	// none).
+	Schema func() *lockmodel.Schema
 	// Rules are the user-declared sinks and transaction runners (nil:
 	// none), which decide, with the models of the database APIs, which
 	// values are handles and which calls run SQL.
@@ -225,6 +227,15 @@ func (a *Analysis) summaryOf(fn *ssa.Function) *Summary {
 		return a.env.ImportSummary(obj)
 	}
 	return nil
+}
+
+// schema returns the schema the package's SQL runs against (Env.Schema;
+// nil: none).
+func (a *Analysis) schema() *lockmodel.Schema {
+	if a.env.Schema == nil {
+		return nil
+	}
+	return a.env.Schema()
 }
 
 // skipSQL reports whether text is not PostgreSQL and must not be analysed

@@ -930,7 +930,7 @@ func (fa *fnAnalysis) checkQueuedInLoop(queue ssa.Instruction, h Handle, text st
 	if fa.a.skipSQL(fa.position(queue.Pos()), text) {
 		return
 	}
-	an := fa.a.env.Schema.Analyze(text)
+	an := fa.a.schema().Analyze(text)
 	for _, eff := range an.Effects {
 		if eff.Kind != lockmodel.Acquire || !eff.Lock.Waits() || eff.Rows.Unordered() || constantKey(eff) ||
 			(eff.Lock.Kind != lockmodel.Row && eff.Lock.Kind != lockmodel.Advisory) {

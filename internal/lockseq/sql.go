@@ -119,7 +119,7 @@ func (fa *fnAnalysis) runOne(site ssa.Instruction, alt int, h Handle, texts []st
 		if fa.a.skipSQL(fa.position(site.Pos()), text) {
 			continue
 		}
-		an := fa.a.env.Schema.Analyze(text)
+		an := fa.a.schema().Analyze(text)
 		if an.Err != nil {
 			fa.a.skip(Skip{Reason: SkipUnparsable, Posn: fa.position(site.Pos()), Detail: an.Err.Error()})
 			continue
