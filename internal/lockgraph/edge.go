@@ -298,7 +298,12 @@ func compareEnds(a, b *Edge) int {
 // Compare makes them again at every comparison, which on a program of
 // 30,000 edges was most of the graph's time, and keeping every key as a
 // string took 12 MB on hatchet. The keys themselves, which order edges
-// that Compare finds equal otherwise, are made only for those.
+// that Compare finds equal otherwise, are made only for those. Edges of
+// one key are reduced to the first in order before the sort: they differ
+// only in their anchors (and paths), so that is the one whose anchor comes
+// first, the earliest given of those; a program's edges repeat (the same
+// pair drawn in a package and in its test variant, or from many callers'
+// paths), and only the distinct ones are sorted.
 func Dedupe(edges []*Edge) []*Edge {
 	type keyed struct {
 		e      *Edge
@@ -307,22 +312,32 @@ func Dedupe(edges []*Edge) []*Edge {
 		// not equal are not to be met.
 		sum [2]uint64
 	}
-	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-	var buf []byte
-	ks := make([]keyed, len(edges))
-	for i, e := range edges {
-		buf = e.appendKey(buf[:0])
-		ks[i] = keyed{e, e.Anchor(), [2]uint64{maphash.Bytes(seeds[0], buf), maphash.Bytes(seeds[1], buf)}}
-	}
 	unkeyed := func(a, b keyed) int { // compareUnkeyed, with the anchors found once
 		if c := compareEnds(a.e, b.e); c != 0 {
 			return c
 		}
 		return ComparePositions(a.anchor, b.anchor)
 	}
-	// A stable sort without the key, then one by key of each run of
-	// edges equal without it, orders as one stable sort by Compare.
-	slices.SortStableFunc(ks, unkeyed)
+	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	var buf []byte
+	ks := make([]keyed, 0, len(edges))
+	first := make(map[[2]uint64]int, len(edges)) // index in ks of each key's edge
+	for _, e := range edges {
+		buf = e.appendKey(buf[:0])
+		k := keyed{e, e.Anchor(), [2]uint64{maphash.Bytes(seeds[0], buf), maphash.Bytes(seeds[1], buf)}}
+		if i, ok := first[k.sum]; ok {
+			if unkeyed(k, ks[i]) < 0 {
+				ks[i] = k
+			}
+			continue
+		}
+		first[k.sum] = len(ks)
+		ks = append(ks, k)
+	}
+	// A sort without the key, then one by key of each run of edges
+	// equal without it, orders as a sort by Compare (the keys are
+	// distinct now).
+	slices.SortFunc(ks, unkeyed)
 	type tie struct {
 		k   keyed
 		key string
@@ -338,20 +353,15 @@ func Dedupe(edges []*Edge) []*Edge {
 			for _, k := range ks[i:j] {
 				ties = append(ties, tie{k, k.e.key()})
 			}
-			slices.SortStableFunc(ties, func(a, b tie) int { return strings.Compare(a.key, b.key) })
+			slices.SortFunc(ties, func(a, b tie) int { return strings.Compare(a.key, b.key) })
 			for n, t := range ties {
 				ks[i+n] = t.k
 			}
 		}
 		i = j
 	}
-	seen := make(map[[2]uint64]bool, len(ks))
 	out := edges[:0]
 	for _, k := range ks {
-		if seen[k.sum] {
-			continue
-		}
-		seen[k.sum] = true
 		out = append(out, k.e)
 	}
 	return out
