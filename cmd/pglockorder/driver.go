@@ -822,14 +822,14 @@ func (s *factStore) objectsOf(pkg *types.Package) []factEntry {
 func (s *factStore) drop(pkg *types.Package) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dropDigests(pkg)
+	s.dropLocked(pkg)
 }
 
 // dropLast forgets the facts of a package whose last reader is done.
 func (s *factStore) dropLast(pkg *types.Package) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dropDigests(pkg)
+	s.dropLocked(pkg)
 	if s.dropped == nil {
 		s.dropped = map[*types.Package]bool{}
 	}
@@ -843,9 +843,9 @@ func (s *factStore) count() int {
 	return len(s.m) + len(s.lazy)
 }
 
-// dropDigests forgets the facts of a package and its objects, with their
+// dropLocked forgets the facts of a package and its objects, with their
 // digests; s.mu is held.
-func (s *factStore) dropDigests(pkg *types.Package) {
+func (s *factStore) dropLocked(pkg *types.Package) {
 	for _, k := range s.objects[pkg] {
 		delete(s.m, k)
 		delete(s.lazy, k)

@@ -75,15 +75,9 @@ type pkgCache struct {
 	keepEntries atomic.Bool
 }
 
-// storeLater stores the entry of a pass just made in the background; wait
-// waits for it. The facts the package exported are taken now: a second
-// round replaces them. So are the names, outside this process, of the
-// objects the entry speaks of: an entry waiting to be written holds
-// names and fact values, not the unit nor any types object, so that a
-// run whose writes lag behind its analysis does not keep the analysed
-// packages' types alive until they are written (on hatchet, after an
-// edit, the export data those types hold was a fifth of the heap while
-// the lock graph was built).
+// storeLater stores the entry of a pass just made: it is made now (the
+// facts the package exported are taken before a second round replaces
+// them; see prepare) and written in the background; wait waits for it.
 func (c *pkgCache) storeLater(key string, u *unit, facts *factStore) {
 	pe, why := c.prepare(u, facts)
 	if why != "" {
@@ -262,7 +256,9 @@ func (c *pkgCache) prepare(u *unit, facts *factStore) (*pendingEntry, string) {
 	var names objectpath.Encoder
 	pe := &pendingEntry{e: &pkgEntry{Part: u.part(), Lookups: map[string][]string{}}, id: u.pkg.ID}
 	e := pe.e
-	read := func(k factKey, f analysis.Fact) bool {
+	// digestRead sets the digest of the read just listed, the fact f
+	// read under k.
+	digestRead := func(k factKey, f analysis.Fact) bool {
 		d, ok := c.digest(facts, k, f)
 		if ok {
 			e.Reads[len(e.Reads)-1].Digest = d
@@ -280,13 +276,13 @@ func (c *pkgCache) prepare(u *unit, facts *factStore) (*pendingEntry, string) {
 			return nil, fmt.Sprintf("a fact it read cannot be named: %v (%v)", k.obj, err)
 		}
 		e.Reads = append(e.Reads, factRef{Pkg: k.obj.Pkg().Path(), Obj: string(path), Type: k.t.String()})
-		if !read(k, f) {
+		if !digestRead(k, f) {
 			return nil, "a fact it read cannot be encoded"
 		}
 	}
 	for k, f := range u.reads.packages {
 		e.Reads = append(e.Reads, factRef{Pkg: k.pkg.Path(), Type: k.t.String()})
-		if !read(k, f) {
+		if !digestRead(k, f) {
 			return nil, "a fact it read cannot be encoded"
 		}
 	}
