@@ -528,9 +528,10 @@ func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 			// for its own analysis only: its importers see its types.
 			order[i].Syntax, order[i].TypesInfo = nil, nil
 			// What its passes read was needed to restore or keep
-			// them, which is decided.
+			// them, which is decided: a restored pass's entry reads
+			// too.
 			if units[i] != nil {
-				units[i].reads = nil
+				units[i].reads, units[i].entry = nil, nil
 			}
 		}
 		// The facts of a package whose last reader this group was go:
