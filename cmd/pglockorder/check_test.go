@@ -55,7 +55,7 @@ func TestReaches(t *testing.T) {
 		"m/plain": false, "m/plain2": false, "m/querier": true, "m/usesq": true, "m/dbsql": true, "m/viadbsql": true,
 		"m/port": false, "m/pg": true, "m/svc": true, "m/api": true, "m/strs": false,
 	}
-	c := newChecker(pkgs)
+	c := newChecker(pkgs, nil)
 	for _, p := range pkgs {
 		w, ok := want[p.PkgPath]
 		if !ok {

@@ -166,7 +166,7 @@ func (k factKey) owner() *types.Package {
 // a depth-first walk of the imports from the roots, whatever the schedule,
 // so that the output is the same as a sequential run's.
 func analyze(a *analysis.Analyzer, roots []*packages.Package) []*unit {
-	units, _ := analyzeTimed(a, roots, runtime.GOMAXPROCS(0), nil)
+	units, _ := analyzeTimed(a, roots, nil, runtime.GOMAXPROCS(0), nil)
 	return units
 }
 
@@ -232,12 +232,15 @@ func (st *stats) noteTime(path string, took time.Duration) {
 // their function bodies (declonly.go); when one of them must be analysed
 // after all, the run starts again, planned with what the start that
 // stopped learnt.
-func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, pc *pkgCache) ([]*unit, stats) {
+func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, reach reachability, workers int, pc *pkgCache) ([]*unit, stats) {
+	if reach == nil {
+		reach = reachabilityOf(roots)
+	}
 	tuneGC()
 	again := map[string]bool{}
 	var spent stats // the times of the starts that stopped
 	for attempt := 0; ; attempt++ {
-		units, st, replan := analyzeStart(a, roots, workers, pc, attempt, again)
+		units, st, replan := analyzeStart(a, roots, reach, workers, pc, attempt, again)
 		if len(replan) == 0 {
 			st.parse += spent.parse
 			st.analysis += spent.analysis
@@ -263,8 +266,8 @@ func analyzeTimed(a *analysis.Analyzer, roots []*packages.Package, workers int, 
 // analyzeStart is one start of analyzeTimed's run, planned by makePlan; it
 // stops, returning the packages planned as restored that must be analysed,
 // when there are such.
-func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, workers int, pc *pkgCache, attempt int, again map[string]bool) (units []*unit, st stats, replan []*packages.Package) {
-	c := newChecker(roots)
+func analyzeStart(a *analysis.Analyzer, roots []*packages.Package, reach reachability, workers int, pc *pkgCache, attempt int, again map[string]bool) (units []*unit, st stats, replan []*packages.Package) {
+	c := newChecker(roots, reach)
 	// The packages to analyse, in the order of a sequential run: each
 	// after the source packages it imports.
 	var order []*packages.Package

@@ -29,7 +29,7 @@ func TestParallelSameResults(t *testing.T) {
 		if _, out := partition(pkgs); len(out) > 0 {
 			t.Fatalf("packages of the corpus left out: %v", out)
 		}
-		units, _ := analyzeTimed(analyzer.Facts, pkgs, workers, nil)
+		units, _ := analyzeTimed(analyzer.Facts, pkgs, nil, workers, nil)
 		var out []string
 		for _, u := range units {
 			out = append(out, "package "+u.pkg.ID)
@@ -118,7 +118,7 @@ func TestFactsDroppedAfterLastReader(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, workers := range []int{1, 3} {
-			units, st := analyzeTimed(analyzer.Facts, pkgs, workers, nil)
+			units, st := analyzeTimed(analyzer.Facts, pkgs, nil, workers, nil)
 			analysed := 0
 			for _, u := range units {
 				if u.err == nil && u.made != nil {

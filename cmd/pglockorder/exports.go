@@ -165,8 +165,8 @@ var errFullLoad = errors.New("the packages must be loaded with export data")
 // still has the file, else from a go list of just those packages. It
 // returns how many packages it read the export data of, how many of those
 // a go list gave, and errFullLoad when that cannot be done.
-func exportData(cfg *packages.Config, cache resultCache, patterns []string, roots []*packages.Package, ids *identities) (read, listed int, err error) {
-	c := newChecker(roots)
+func exportData(cfg *packages.Config, cache resultCache, patterns []string, roots []*packages.Package, reach reachability, ids *identities) (read, listed int, err error) {
+	c := newChecker(roots, reach)
 	var needed []*packages.Package
 	seen := map[*packages.Package]bool{}
 	need := func(p *packages.Package) {

@@ -339,12 +339,13 @@ func (inv *invocation) analyse() bool {
 	}
 	inv.ph.mark("cache")
 	if !inv.hit {
+		reach := reachabilityOf(inv.pkgs)
 		if inv.split {
 			if ids == nil {
 				return inv.loadAgain(errors.New("no identities"))
 			}
 			var err error
-			inv.exportsRead, inv.exportsListed, err = exportData(inv.cfg, inv.cache, inv.patterns, inv.pkgs, ids)
+			inv.exportsRead, inv.exportsListed, err = exportData(inv.cfg, inv.cache, inv.patterns, inv.pkgs, reach, ids)
 			if err != nil {
 				return inv.loadAgain(err)
 			}
@@ -355,7 +356,7 @@ func (inv *invocation) analyse() bool {
 		if inv.cacheable {
 			pc = newPkgCache(inv.cache, inv.env, ids, analyzer.Facts)
 		}
-		units, st := analyzeTimed(analyzer.Facts, inv.pkgs, workers(), pc)
+		units, st := analyzeTimed(analyzer.Facts, inv.pkgs, reach, workers(), pc)
 		if st.lateReads > 0 {
 			// A package's facts were dropped before a pass that read
 			// them: the result may lack what they say. A bug.
