@@ -109,10 +109,23 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 		if st := onlyStore(v, nil); st != nil {
 			return fa.resolve(st.Val, path, depth+1)
 		}
-		// &T{f: x}: follow the store to the field on the path.
+		// &T{f: x}: follow the store to the field on the path. A
+		// field set more than once (t.conn = db, then t.conn = tx when
+		// there is a transaction) is what a φ of its values would be.
 		if len(path) > 0 {
-			if st := onlyStore(v, path[:1]); st != nil {
-				return fa.resolve(st.Val, path[1:], depth+1)
+			if stores := fieldStores(v, path[0]); len(stores) == 1 {
+				return fa.resolve(stores[0].Val, path[1:], depth+1)
+			} else if len(stores) > 1 {
+				var alts []Handle
+				for _, st := range stores {
+					if c, ok := st.Val.(*ssa.Const); ok && c.IsNil() {
+						continue
+					}
+					alts = append(alts, fa.resolve(st.Val, path[1:], depth+1))
+				}
+				if h, ok := choosePhi(alts); ok {
+					return h
+				}
 			}
 		}
 	case *ssa.Extract:
@@ -515,6 +528,23 @@ func onlyStore(alloc *ssa.Alloc, path []string) *ssa.Store {
 		}
 	}
 	return found
+}
+
+// fieldStores returns the stores into field of the struct alloc points to.
+func fieldStores(alloc *ssa.Alloc, field string) []*ssa.Store {
+	var out []*ssa.Store
+	for _, ref := range *alloc.Referrers() {
+		fa, ok := ref.(*ssa.FieldAddr)
+		if !ok || fieldName(alloc.Type(), fa.Field) != field {
+			continue
+		}
+		for _, r2 := range *fa.Referrers() {
+			if st, ok := r2.(*ssa.Store); ok && st.Addr == fa {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
 }
 
 func withPath(root string, path []string) Ref {
