@@ -75,6 +75,13 @@ func TestDistinctConns(t *testing.T) {
 		{"a transaction of its own", ev("p1", sqlsite.Tx), ev("L0", sqlsite.Tx), true},
 		{"two transaction parameters", ev("p1", sqlsite.Tx), ev("p2", sqlsite.Tx), true},
 		{"a DBTX may wrap the transaction", ev("p1", sqlsite.Tx), ev("p0.db", sqlsite.Maybe), false},
+		// A callback's transaction that its runner's summary passes no
+		// handle for: some connection, perhaps the other's.
+		{"a transaction whose connection was lost", ev(fresh, sqlsite.Tx), ev(fresh, sqlsite.Tx), false},
+		{"a lost transaction and a transaction", ev("L0", sqlsite.Tx), ev(fresh, sqlsite.Tx), false},
+		{"a lost connection", ev(fresh, sqlsite.Conn), ev("p1", sqlsite.Tx), false},
+		// A pooled statement's connection is still its own.
+		{"a lost transaction and a pooled statement", ev(fresh, sqlsite.Tx), ev(fresh, sqlsite.Pool), true},
 	}
 	for _, tt := range tests {
 		if got := distinctConns(tt.a, tt.b); got != tt.want {

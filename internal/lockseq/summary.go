@@ -65,11 +65,14 @@ func sameConn(a, b Ref) bool { return a == b && a != fresh && a != "" }
 // type are two handles. A handle of interface type (a DBTX) may be the very
 // transaction another parameter names, as when a helper gets both a
 // transaction and the sqlc Queries wrapping it: that is no proof of a wait
-// across connections.
+// across connections. Nor is a transaction whose connection the analysis
+// lost (lostConn), unless the other statement ran on a pool.
 func distinctConns(x, y *Event) bool {
 	a, b := x.Conn, y.Conn
 	switch {
 	case sameConn(a, b):
+		return false
+	case lostConn(x) && !pooled(y) || lostConn(y) && !pooled(x):
 		return false
 	case a == fresh || b == fresh || a == "" || b == "":
 		return true
@@ -77,6 +80,22 @@ func distinctConns(x, y *Event) bool {
 		return true
 	}
 	return x.TxKind != sqlsite.Maybe && y.TxKind != sqlsite.Maybe
+}
+
+// lostConn reports whether e ran on a transaction or a connection that
+// the analysis could not follow to its caller's handle (a callback's
+// parameter that the runner's summary passes no handle for, as when the
+// runner begins the transaction through an interface whose implementations
+// it cannot name): unlike a pool's statement, which has a connection of its
+// own, it ran on some connection, perhaps the very one of the other event.
+func lostConn(e *Event) bool {
+	return (e.Conn == fresh || e.Conn == "") && (e.TxKind == sqlsite.Tx || e.TxKind == sqlsite.Conn)
+}
+
+// pooled reports whether e ran on a pool: on a connection of its own, which
+// no transaction holds.
+func pooled(e *Event) bool {
+	return (e.Conn == fresh || e.Conn == "") && !lostConn(e)
 }
 
 // Hold says whether and how a granted lock stays held after its statement.
