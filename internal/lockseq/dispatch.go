@@ -122,6 +122,7 @@ func (fa *fnAnalysis) dispatch(site ssa.Instruction, c *ssa.CallCommon, st *stat
 		// path on which the call changes nothing.
 		out = st.clone()
 	}
+	var alts []*state
 	for i, m := range impls {
 		sum := fa.a.implSummary(m)
 		s := st.clone()
@@ -133,6 +134,7 @@ func (fa *fnAnalysis) dispatch(site ssa.Instruction, c *ssa.CallCommon, st *stat
 			return fa.bindArg(args, nil, n, j, path)
 		}
 		fa.apply(site, scope, sum, calleeValues(args, nil, n), bind, s)
+		alts = append(alts, s.clone())
 		if out == nil {
 			out = s
 		} else {
@@ -140,8 +142,54 @@ func (fa *fnAnalysis) dispatch(site ssa.Instruction, c *ssa.CallCommon, st *stat
 		}
 	}
 	if out != nil {
+		if len(alts) == len(impls) && len(alts) > 1 {
+			fa.mustInEvery(alts, out)
+		}
 		*st = *out
 	}
+}
+
+// mustInEvery marks surely held, in out (the join of the states after each
+// implementation of a method called through an interface), a lock that
+// every implementation surely took: each takes it as an event of its own
+// (one SELECT ... FOR UPDATE of the run's row per back end), held on its
+// own path only, but whichever runs, that lock is held after the call, a
+// gate for what follows as it is when one implementation takes it.
+func (fa *fnAnalysis) mustInEvery(alts []*state, out *state) {
+	for e := range alts[0].must {
+		if out.must[e] {
+			continue
+		}
+		E := fa.events[e]
+		rep, every := e, true
+		for _, s := range alts[1:] {
+			i := slices.IndexFunc(sortedKeys(s.must), func(o int) bool { return sameLock(E, fa.events[o]) })
+			if i < 0 {
+				every = false
+				break
+			}
+			if o := sortedKeys(s.must)[i]; fa.events[o].Hold == HoldCond {
+				// The weaker hold stands for all: held if the
+				// caller's handle is a transaction.
+				rep = o
+			}
+		}
+		if every {
+			out.must[rep] = true
+		}
+	}
+}
+
+// sameLock reports whether two events take the same lock: the same lock
+// and rows, held alike, on handles reached from one value (the fields in
+// which two implementations keep it, Ref.root). One implementation may keep
+// the caller's transaction in a field of transaction type (held until it
+// ends) and another in one of interface type (held if the caller's handle
+// is a transaction): alike here, as the caller's handle is the same.
+func sameLock(a, b *Event) bool {
+	return a.Lock == b.Lock && sameHold(a.Hold, b.Hold) && a.Rows.Key == b.Rows.Key && a.Rows.KeyColumn == b.Rows.KeyColumn &&
+		a.Rows.Multi == b.Rows.Multi && a.Rows.Scope == b.Rows.Scope && a.Rows.Cols == b.Rows.Cols &&
+		a.Tx.root() == b.Tx.root() && a.Conn.root() == b.Conn.root()
 }
 
 // OwnInterface reports whether iface is declared by the program: not by
@@ -476,4 +524,10 @@ func (a *Analysis) valuePaths(prog *ssa.Program, t types.Type) [][]string {
 // so that the caches do not keep them alive. The next use fills them again.
 func ForgetTypes() {
 	typeIndexes.Clear()
+}
+
+// sameHold reports whether two holds are alike for sameLock.
+func sameHold(a, b Hold) bool {
+	tx := func(h Hold) bool { return h == HoldTx || h == HoldCond }
+	return a == b || tx(a) && tx(b)
 }

@@ -712,9 +712,11 @@ func (fa *fnAnalysis) checkMapped(site ssa.Instruction, i int, ev *Event, vals [
 		case HoldCond:
 			out.Rows.Pending = true
 		case HoldTx, HoldConnTx:
-			if fa.alreadyHeld(out, sortedKeys(st.held)) || fa.alreadyHeld(out, before) {
+			if fa.alreadyHeld(out, notAlternatives(fa.events, out, sortedKeys(st.held))) ||
+				fa.alreadyHeld(out, notAlternatives(fa.events, out, before)) {
 				// Locked in order before, by the caller or by an
-				// earlier statement of the callee.
+				// earlier statement of the callee (not by another
+				// implementation of the method that takes it).
 				fa.vetoRows(UnorderedRows, site.Pos(), out.Lock.Class)
 				return
 			}
@@ -984,4 +986,36 @@ func passedThrough(c *ssa.Call, i int) ssa.Value {
 		return nil
 	}
 	return c.Call.Args[param]
+}
+
+// notAlternatives returns the events of held that are no alternative of e:
+// the same statement of another implementation of the method a call reached
+// through an interface (or of another function a function value may be).
+// A callee's summary lists each implementation's statements one after
+// another, but one call runs only one of them: the statement of the one
+// that ran did not lock the rows before the other's.
+func notAlternatives(events []*Event, e *Event, held []int) []int {
+	out := make([]int, 0, len(held))
+	for _, h := range held {
+		if !alternatives(events[h], e) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// alternatives reports whether a and b were reached through one call
+// instruction that leads to two different functions: their paths agree up
+// to a frame at the same position in the same function that calls
+// something else in each.
+func alternatives(a, b *Event) bool {
+	for i := 0; i < len(a.Path) && i < len(b.Path); i++ {
+		fa, fb := a.Path[i], b.Path[i]
+		if fa == fb {
+			continue
+		}
+		return fa.Func == fb.Func && fa.Pos == fb.Pos && i+1 < len(a.Path) && i+1 < len(b.Path) &&
+			a.Path[i+1].Func != b.Path[i+1].Func
+	}
+	return false
 }

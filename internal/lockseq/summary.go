@@ -98,6 +98,24 @@ func pooled(e *Event) bool {
 	return (e.Conn == fresh || e.Conn == "") && !lostConn(e)
 }
 
+// root returns the value r is reached from: without its field path, and
+// without which implementation of a method called through an interface
+// made it ("#impl1").
+func (r Ref) root() string {
+	s, _, _ := strings.Cut(string(r), ".")
+	for {
+		i := strings.Index(s, "#impl")
+		if i < 0 {
+			return s
+		}
+		j := i + len("#impl")
+		for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+			j++
+		}
+		s = s[:i] + s[j:]
+	}
+}
+
 // Hold says whether and how a granted lock stays held after its statement.
 type Hold uint8
 

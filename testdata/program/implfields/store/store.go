@@ -33,7 +33,7 @@ func (m *Store) Delete(ctx context.Context, run string) error {
 		if err := tx.DeleteAllChildren(ctx, run); err != nil {
 			return err
 		}
-		return tx.DeleteAllActivities(ctx, run)
+		return tx.DeleteAllActivities(ctx, run) // want `^lock-order inversion: rows of activity_maps and rows of child_maps are locked in opposite orders; concurrent transactions`
 	})
 }
 
@@ -50,6 +50,33 @@ func (m *Store) Update(ctx context.Context, run string, acts, kids []int64) erro
 		if err := tx.DeleteActivities(ctx, run, acts); err != nil {
 			return err
 		}
-		return tx.DeleteChildren(ctx, run, kids) // want `^lock-order inversion: rows of activity_maps and rows of child_maps are locked in opposite orders; concurrent transactions`
+		return tx.DeleteChildren(ctx, run, kids)
 	})
+}
+
+// Apply changes a run's rows through helpers that get the transaction,
+// without locking the run first: two executions that delete overlapping
+// rows in different orders deadlock.
+func (m *Store) Apply(ctx context.Context, run string, acts, kids []int64) error {
+	return m.txExecute(ctx, func(tx plugin.Tx) error { // want `^unordered multi-row lock: DELETE takes rows of activity_maps` `^unordered multi-row lock: DELETE takes rows of child_maps`
+		return applyMutation(ctx, tx, run, acts, kids)
+	})
+}
+
+// Guarded does the same after locking the run's row: silent, whichever
+// back end runs it.
+func (m *Store) Guarded(ctx context.Context, run string, acts, kids []int64) error {
+	return m.txExecute(ctx, func(tx plugin.Tx) error {
+		if err := tx.LockRun(ctx, run); err != nil {
+			return err
+		}
+		return applyMutation(ctx, tx, run, acts, kids)
+	})
+}
+
+func applyMutation(ctx context.Context, tx plugin.Tx, run string, acts, kids []int64) error {
+	if err := tx.DeleteActivities(ctx, run, acts); err != nil {
+		return err
+	}
+	return tx.DeleteChildren(ctx, run, kids)
 }
