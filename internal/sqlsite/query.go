@@ -848,6 +848,13 @@ func variadicElems(v ssa.Value) ([]ssa.Value, bool) {
 	if c, ok := v.(*ssa.Const); ok && c.IsNil() {
 		return nil, true
 	}
+	if in := sqlxInCall(v); in != nil {
+		// query, args, err := sqlx.In(q, a, b, ids): args are In's own
+		// arguments, a slice spread into the markers of its IN (?),
+		// which the text keeps as one marker: the $n of the text are
+		// In's arguments, one for one.
+		return variadicElems(in.Call.Args[1])
+	}
 	sl, ok := v.(*ssa.Slice)
 	if !ok {
 		return nil, false
@@ -1023,4 +1030,22 @@ func GlobalStrings(g *ssa.Global) ([]string, bool) {
 		out[i] = a.nodes[0].Text
 	}
 	return out, true
+}
+
+// sqlxInCall returns the call of sqlx.In whose second result (the
+// arguments) v is, or nil.
+func sqlxInCall(v ssa.Value) *ssa.Call {
+	ex, ok := v.(*ssa.Extract)
+	if !ok || ex.Index != 1 {
+		return nil
+	}
+	c, ok := ex.Tuple.(*ssa.Call)
+	if !ok || len(c.Call.Args) != 2 {
+		return nil
+	}
+	fn := c.Call.StaticCallee()
+	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg.Path() != pkgSqlx || fn.Name() != "In" {
+		return nil
+	}
+	return c
 }
