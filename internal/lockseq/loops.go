@@ -3,6 +3,7 @@ package lockseq
 import (
 	"go/types"
 	"maps"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -494,6 +495,12 @@ func (fa *fnAnalysis) begunIn(ref Ref, blocks map[*ssa.BasicBlock]bool) bool {
 	if !ref.local() {
 		return false
 	}
+	if site, ok := fa.siteOf(ref); ok {
+		// A handle a callee made at a call of this function (a
+		// wrapper's BeginTx returning its transaction): begun where
+		// that call is.
+		return blocks[site.Block()]
+	}
 	for v, r := range fa.locals {
 		if r != ref {
 			continue
@@ -503,6 +510,30 @@ func (fa *fnAnalysis) begunIn(ref Ref, blocks map[*ssa.BasicBlock]bool) bool {
 		}
 	}
 	return false
+}
+
+// siteOf returns the call of this function at which the handle ref was
+// made by the callee ("C3/L0", "C3#impl1/L0": made at call site 3), and
+// whether ref names one.
+func (fa *fnAnalysis) siteOf(ref Ref) (ssa.Instruction, bool) {
+	s := string(ref)
+	if !strings.HasPrefix(s, "C") {
+		return nil, false
+	}
+	j := 1
+	for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+		j++
+	}
+	id, err := strconv.Atoi(s[1:j])
+	if err != nil {
+		return nil, false
+	}
+	for instr, n := range fa.sites {
+		if n == id {
+			return instr, true
+		}
+	}
+	return nil, false
 }
 
 // baseName is the name of a function, or of the generic function an
