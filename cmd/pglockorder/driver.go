@@ -69,7 +69,7 @@ func loadWith(cfg *packages.Config, patterns, known []string) (pkgs []*packages.
 			}
 		}
 		if slices.Equal(sameModuleImports(named), known) {
-			return pkgs, known, nil
+			return withoutForeignTests(pkgs), known, nil
 		}
 	}
 	pkgs, err = packages.Load(cfg, patterns...)
@@ -84,12 +84,34 @@ func loadWith(cfg *packages.Config, patterns, known []string) (pkgs []*packages.
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading packages: %w", err)
 	}
-	return pkgs, extras, nil
+	return withoutForeignTests(pkgs), extras, nil
+}
+
+// withoutForeignTests leaves out the test binaries of the packages of
+// modules other than the main ones (a module replaced by a directory, whose
+// packages load as extras): the project's tests are the main modules', and
+// another module's tests may import what the main modules' build list
+// lacks.
+func withoutForeignTests(pkgs []*packages.Package) []*packages.Package {
+	foreign := map[string]bool{}
+	for _, p := range pkgs {
+		if p.Module != nil && !p.Module.Main && testBinary(p) == "" && !synthesized(p) {
+			foreign[p.PkgPath] = true
+		}
+	}
+	if len(foreign) == 0 {
+		return pkgs
+	}
+	return slices.DeleteFunc(pkgs, func(p *packages.Package) bool {
+		return (testBinary(p) != "" || synthesized(p)) && foreign[underTest(p)]
+	})
 }
 
 // sameModuleImports returns, sorted, the import paths of the packages of
 // the main modules that roots import, directly or not, and that are not
-// among them.
+// among them; and of the modules the main modules replace with a directory
+// of their own (replace example.com/db => ./db), which are the project's
+// code as much: a monorepo's data layer in a module of its own.
 func sameModuleImports(roots []*packages.Package) []string {
 	named := map[string]bool{}
 	for _, p := range roots {
@@ -97,11 +119,17 @@ func sameModuleImports(roots []*packages.Package) []string {
 	}
 	extra := map[string]bool{}
 	packages.Visit(roots, nil, func(p *packages.Package) {
-		if !named[p.PkgPath] && p.Module != nil && p.Module.Main {
+		if !named[p.PkgPath] && p.Module != nil && (p.Module.Main || localReplace(p.Module)) {
 			extra[p.PkgPath] = true
 		}
 	})
 	return slices.Sorted(maps.Keys(extra))
+}
+
+// localReplace reports whether m is replaced by a directory (a replacement
+// without a version), rather than by another module version.
+func localReplace(m *packages.Module) bool {
+	return m.Replace != nil && m.Replace.Version == "" && m.Replace.Path != ""
 }
 
 // underTest returns the import path of the package that p is, or is part

@@ -14,3 +14,7 @@ require (
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )
+
+require example.com/dbmod v0.0.0
+
+replace example.com/dbmod => ./localmod/dbmod

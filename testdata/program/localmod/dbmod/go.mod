@@ -1,0 +1,3 @@
+module example.com/dbmod
+
+go 1.25.0
