@@ -134,7 +134,9 @@ func (fa *fnAnalysis) dispatch(site ssa.Instruction, c *ssa.CallCommon, st *stat
 			return fa.bindArg(args, nil, n, j, path)
 		}
 		fa.apply(site, scope, sum, calleeValues(args, nil, n), bind, s)
-		alts = append(alts, s.clone())
+		if len(impls) > 1 {
+			alts = append(alts, s.clone())
+		}
 		if out == nil {
 			out = s
 		} else {
@@ -156,19 +158,23 @@ func (fa *fnAnalysis) dispatch(site ssa.Instruction, c *ssa.CallCommon, st *stat
 // own path only, but whichever runs, that lock is held after the call, a
 // gate for what follows as it is when one implementation takes it.
 func (fa *fnAnalysis) mustInEvery(alts []*state, out *state) {
-	for e := range alts[0].must {
+	musts := make([][]int, len(alts))
+	for i, s := range alts {
+		musts[i] = sortedKeys(s.must)
+	}
+	for _, e := range musts[0] {
 		if out.must[e] {
 			continue
 		}
 		E := fa.events[e]
 		rep, every := e, true
-		for _, s := range alts[1:] {
-			i := slices.IndexFunc(sortedKeys(s.must), func(o int) bool { return sameLock(E, fa.events[o]) })
+		for _, must := range musts[1:] {
+			i := slices.IndexFunc(must, func(o int) bool { return sameLock(E, fa.events[o]) })
 			if i < 0 {
 				every = false
 				break
 			}
-			if o := sortedKeys(s.must)[i]; fa.events[o].Hold == HoldCond {
+			if o := must[i]; fa.events[o].Hold == HoldCond {
 				// The weaker hold stands for all: held if the
 				// caller's handle is a transaction.
 				rep = o
