@@ -117,7 +117,9 @@ type fnAnalysis struct {
 	eventIdx map[eventKey]int
 	locals   map[ssa.Value]Ref
 	sites    map[ssa.Instruction]int
-	edges    map[[2]int]*lockgraph.Edge
+	// siteInstrs are the call sites by their number in sites.
+	siteInstrs []ssa.Instruction
+	edges      map[[2]int]*lockgraph.Edge
 	// via names the callee whose SQL sink is being applied, for paths,
 	// and unit tells apart the sinks applied at one call site.
 	via, unit string

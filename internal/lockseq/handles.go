@@ -116,14 +116,11 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 			if stores := fieldStores(v, path[0]); len(stores) == 1 {
 				return fa.resolve(stores[0].Val, path[1:], depth+1)
 			} else if len(stores) > 1 {
-				var alts []Handle
-				for _, st := range stores {
-					if c, ok := st.Val.(*ssa.Const); ok && c.IsNil() {
-						continue
-					}
-					alts = append(alts, fa.resolve(st.Val, path[1:], depth+1))
+				vals := make([]ssa.Value, len(stores))
+				for i, st := range stores {
+					vals[i] = st.Val
 				}
-				if h, ok := choosePhi(alts); ok {
+				if h, ok := fa.resolveAlternatives(vals, path[1:], depth); ok {
 					return h
 				}
 			}
@@ -144,18 +141,25 @@ func (fa *fnAnalysis) resolve(v ssa.Value, path []string, depth int) Handle {
 		}
 		return fa.callResult(v, 0, path)
 	case *ssa.Phi:
-		var alts []Handle
-		for _, e := range v.Edges {
-			if c, ok := e.(*ssa.Const); ok && c.IsNil() {
-				continue
-			}
-			alts = append(alts, fa.resolve(e, path, depth+1))
-		}
-		if h, ok := choosePhi(alts); ok {
+		if h, ok := fa.resolveAlternatives(v.Edges, path, depth); ok {
 			return h
 		}
 	}
 	return fa.localHandle(v, path)
+}
+
+// resolveAlternatives resolves the handle that one of vals stands for, as
+// a φ of them (choosePhi): nil values, a branch with no handle, are left
+// out.
+func (fa *fnAnalysis) resolveAlternatives(vals []ssa.Value, path []string, depth int) (Handle, bool) {
+	var alts []Handle
+	for _, v := range vals {
+		if c, ok := v.(*ssa.Const); ok && c.IsNil() {
+			continue
+		}
+		alts = append(alts, fa.resolve(v, path, depth+1))
+	}
+	return choosePhi(alts)
 }
 
 // choosePhi picks the handle a φ-node stands for. When the branches agree,
@@ -344,6 +348,7 @@ func (fa *fnAnalysis) instrID(instr ssa.Instruction) int {
 	}
 	id := len(fa.sites)
 	fa.sites[instr] = id
+	fa.siteInstrs = append(fa.siteInstrs, instr)
 	return id
 }
 

@@ -525,15 +525,10 @@ func (fa *fnAnalysis) siteOf(ref Ref) (ssa.Instruction, bool) {
 		j++
 	}
 	id, err := strconv.Atoi(s[1:j])
-	if err != nil {
+	if err != nil || id >= len(fa.siteInstrs) {
 		return nil, false
 	}
-	for instr, n := range fa.sites {
-		if n == id {
-			return instr, true
-		}
-	}
-	return nil, false
+	return fa.siteInstrs[id], true
 }
 
 // baseName is the name of a function, or of the generic function an
