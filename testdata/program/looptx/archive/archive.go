@@ -10,7 +10,9 @@ import (
 	"program/looptx/dbx"
 )
 
-// Archiver archives uploads.
+// Archiver archives uploads. Each method lists the uploads itself rather
+// than through a helper: a slice a helper returns is not known to be
+// unordered (a limit of the loop rule, see the README).
 type Archiver struct{ db *dbx.DB }
 
 // EachInItsOwn begins a transaction per upload, through the wrapper: no
